@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Swift 6 language mode everywhere; strict concurrency is the default in this mode.
+let swiftSettings: [SwiftSetting] = []
+
+/// One `systemLibrary` target per C library. Only one Swift wrapper module imports each.
+func cLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Shared/CLibs/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+func shared(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: deps, path: "Shared/\(name)", swiftSettings: swiftSettings)
+}
+
+func service(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: deps, path: "Services/\(name)", swiftSettings: swiftSettings)
+}
+
+func tests(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: deps + ["TestSupport"], path: "Tests/\(name)", swiftSettings: swiftSettings)
+}
+
+let package = Package(
+    name: "Mapvest",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "Gateway", targets: ["Gateway"]),
+        .executable(name: "Identify", targets: ["Identify"]),
+        .executable(name: "Nearby", targets: ["Nearby"]),
+        .executable(name: "Rating", targets: ["Rating"]),
+        .executable(name: "Briefs", targets: ["Briefs"]),
+        .executable(name: "PushDispatcher", targets: ["PushDispatcher"]),
+        .executable(name: "DevBroker", targets: ["DevBroker"]),
+    ],
+    targets: [
+        // C libraries from Debian.
+        cLibrary("CRdKafka", pkgConfig: "rdkafka", apt: ["librdkafka-dev"]),
+        cLibrary("CLibPQ", pkgConfig: "libpq", apt: ["libpq-dev"]),
+        cLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        cLibrary("CHiredis", pkgConfig: "hiredis", apt: ["libhiredis-dev"]),
+        cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        cLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+
+        // Shared modules.
+        shared("Runtime", []),
+        shared("Contracts", []),
+        shared("Crypto", ["CCrypto"]),
+        shared("Kafka", ["CRdKafka", "Runtime"]),
+        shared("Messaging", ["Kafka", "Contracts", "Runtime"]),
+        shared("Postgres", ["CLibPQ", "Runtime"]),
+        shared("Redis", ["CHiredis", "Runtime"]),
+        shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
+        shared("HTTPClient", ["CCurl", "Runtime"]),
+        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Runtime", "Contracts"]),
+        shared("Finance", ["Contracts", "Runtime"]),
+
+        // Services: one executable each.
+        service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "Redis", "Postgres", "Contracts", "Runtime"]),
+        service("Nearby", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Rating", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("PushDispatcher", ["ServiceKit", "Messaging", "Postgres", "Contracts", "Runtime"]),
+
+        // Dev/test tooling.
+        .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
+                          swiftSettings: swiftSettings),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "Runtime"], path: "Tests/TestSupport",
+                swiftSettings: swiftSettings),
+        tests("RuntimeTests", ["Runtime"]),
+        tests("ContractsTests", ["Contracts"]),
+        tests("CryptoTests", ["Crypto"]),
+        tests("KafkaTests", ["Kafka", "Messaging", "Contracts", "Runtime"]),
+        tests("PostgresTests", ["Postgres", "Runtime"]),
+        tests("RedisTests", ["Redis", "Runtime"]),
+        tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime"]),
+        tests("FinanceTests", ["Finance", "Contracts"]),
+        tests("SystemTests", ["HTTPClient", "Kafka", "Postgres", "Contracts", "Runtime"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,8 @@
+#ifndef MAPVEST_CMICROHTTPD_SHIM_H
+#define MAPVEST_CMICROHTTPD_SHIM_H
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <microhttpd.h>
+#endif

@@ -1,0 +1,5 @@
+#ifndef MAPVEST_CRDKAFKA_SHIM_H
+#define MAPVEST_CRDKAFKA_SHIM_H
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#endif

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Small JSON text helpers for hand-written output paths (logs, metrics), where `JSONEncoder` is too heavy.
+public enum JSONText {
+    /// `s` as a JSON string literal, with quotes.
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+        return out
+    }
+}
+
+/// ISO-8601 timestamps in the contract's form: UTC, millisecond precision, `Z`.
+public enum Timestamp {
+    public static func iso8601(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var secs = ms / 1000
+        let millis = Int(ms - secs * 1000)
+        if ms < 0 && millis != 0 { secs -= 1 }
+        var t = time_t(secs)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), (millis + 1000) % 1000)
+    }
+
+    /// Milliseconds since the Unix epoch.
+    public static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+/// A structured value for a log field.
+public enum LogValue: Sendable, ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByFloatLiteral, CustomStringConvertible
+{
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+
+    public var description: String {
+        switch self {
+        case .string(let s): s
+        case .int(let i): String(i)
+        case .double(let d): String(d)
+        case .bool(let b): String(b)
+        }
+    }
+
+    fileprivate var json: String {
+        switch self {
+        case .string(let s): JSONText.quote(s)
+        case .int(let i): String(i)
+        case .double(let d): d.isFinite ? String(d) : "null"
+        case .bool(let b): b ? "true" : "false"
+        }
+    }
+}
+
+/// JSON-lines logger: one object per line on standard error, with dotted lower-case field keys
+/// (`request.id`, `kafka.topic`). Secrets, push tokens and photos are never passed to it.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable {
+        case debug = 0, info, warning, error
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+        var name: String { ["debug", "info", "warning", "error"][rawValue] }
+
+        public init?(name: String) {
+            switch name.lowercased() {
+            case "debug", "trace": self = .debug
+            case "info": self = .info
+            case "warning", "warn": self = .warning
+            case "error": self = .error
+            default: return nil
+            }
+        }
+    }
+
+    public let label: String
+    public let minimumLevel: Level
+    public private(set) var metadata: [String: LogValue]
+    private let sink: LogSink
+
+    public init(label: String, level: Level? = nil, sink: LogSink = .standardError) {
+        self.label = label
+        self.minimumLevel = level ?? Level(name: ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "") ?? .info
+        self.metadata = [:]
+        self.sink = sink
+    }
+
+    /// A copy that adds `fields` to every line it writes.
+    public func with(_ fields: [String: LogValue]) -> Logger {
+        var copy = self
+        copy.metadata.merge(fields) { _, new in new }
+        return copy
+    }
+
+    public func debug(_ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+        log(.debug, message(), fields)
+    }
+    public func info(_ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+        log(.info, message(), fields)
+    }
+    public func warning(_ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+        log(.warning, message(), fields)
+    }
+    public func error(_ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+        log(.error, message(), fields)
+    }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
+        guard level >= minimumLevel else { return }
+        var line = "{\"ts\":\"\(Timestamp.iso8601(Date()))\",\"level\":\"\(level.name)\",\"logger\":"
+        line += JSONText.quote(label)
+        line += ",\"msg\":" + JSONText.quote(message())
+        for (key, value) in metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key }) {
+            line += "," + JSONText.quote(key) + ":" + value.json
+        }
+        line += "}\n"
+        sink.write(line)
+    }
+}
+
+/// Where log lines go. Tests capture lines with `.memory`.
+public final class LogSink: Sendable {
+    private let fd: Int32?
+    private let captured: Mutex<[String]>
+
+    private init(fd: Int32?) {
+        self.fd = fd
+        self.captured = Mutex([])
+    }
+
+    public static let standardError = LogSink(fd: 2)
+    /// Keeps lines in memory (for tests that assert on logs).
+    public static func memory() -> LogSink { LogSink(fd: nil) }
+
+    public var lines: [String] { captured.withLock { $0 } }
+
+    func write(_ line: String) {
+        guard let fd else {
+            captured.withLock { $0.append(line) }
+            return
+        }
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let n = Foundation.write(fd, base + offset, buffer.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}
