@@ -42,3 +42,13 @@ public enum Timestamp {
     /// Milliseconds since the Unix epoch.
     public static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
+
+extension Duration {
+    /// The duration in (fractional) milliseconds, for logs and benchmarks.
+    public var inMilliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+
+    /// The duration in (fractional) seconds.
+    public var inSeconds: Double { inMilliseconds / 1000 }
+}

@@ -1,0 +1,27 @@
+import Contracts
+import FoundationEssentials
+import HTTPServer
+import Messaging
+import Runtime
+
+/// Sends a route's command to its service over Kafka and turns the reply (or its absence) into an HTTP response:
+/// no broker or too many requests waiting → 503 at once; no reply within the route's budget → 504.
+struct ServiceCaller: Sendable {
+    let client: RequestReplyClient
+
+    func call<Command: Encodable>(
+        _ service: ServiceName, _ name: String, key: String?, command: Command, budget: Duration, requestId: String
+    ) async -> HTTPResponse {
+        guard let body = try? JSONEncoder().encode(command) else { return .error(500, "internal error") }
+        let outgoing = OutgoingCommand(service: service, name: name, key: key, body: Array(body), requestId: requestId)
+        do {
+            let reply = try await client.request(outgoing, budget: budget)
+            return HTTPResponse(
+                status: reply.status, headers: [("Content-Type", "application/json")] + reply.headers, body: reply.body)
+        } catch .unavailable {
+            return .error(503, "\(service.rawValue) service unavailable")
+        } catch .timedOut {
+            return .error(504, "\(service.rawValue) service timed out")
+        }
+    }
+}

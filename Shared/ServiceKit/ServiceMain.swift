@@ -1,0 +1,86 @@
+import Contracts
+import Foundation
+import HTTPServer
+import Kafka
+import Messaging
+import Runtime
+
+/// What every service binary shares: configuration, logging, readiness, the Kafka producer and event publishing.
+public struct ServiceContext: Sendable {
+    public let name: String
+    public let environment: Environment
+    public let logger: Logger
+    public let readiness: Readiness
+    public let kafka: KafkaConfiguration
+    public let producer: KafkaProducer
+    public let publisher: EventPublisher
+
+    /// Publishes a domain event as CloudEvents JSON on `mapvest.events.v1`, keyed by `key`. Never throws.
+    @discardableResult
+    public func emit<T: Codable & Sendable>(
+        type: String, schemaVersion: Int, key: String, subject: String? = nil, data: T
+    ) async -> Bool {
+        let event = CloudEvent(
+            id: UUID().uuidString.lowercased(), source: "/mapvest/\(name.lowercased())", type: type,
+            time: Timestamp.iso8601(Date()), schemaVersion: schemaVersion, subject: subject, data: data)
+        guard let bytes = try? JSONEncoder().encode(event) else { return false }
+        return await publisher.publish(topic: Topics.events, key: key, value: Array(bytes))
+    }
+}
+
+/// Runs a service binary: reads configuration, creates the standard topics, serves `/healthz`, `/readyz` and
+/// `/metrics` on `ADMIN_PORT`, starts the parts the service returns, and on SIGTERM drains them in reverse order.
+public enum ServiceMain {
+    public static func run(
+        name: String, defaultAdminPort: Int, _ makeParts: @Sendable (ServiceContext) async throws -> [any Service]
+    ) async {
+        let environment = Environment()
+        let logger = Logger(label: name.lowercased())
+        do {
+            let readiness = Readiness()
+            let kafka = KafkaConfiguration.fromEnvironment(environment)
+            try await ensureStandardTopics(configuration: kafka, logger: logger)
+            let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
+            let context = ServiceContext(
+                name: name, environment: environment, logger: logger, readiness: readiness, kafka: kafka,
+                producer: producer, publisher: EventPublisher(producer: producer, logger: logger))
+            let admin = HTTPServer(
+                configuration: HTTPServerConfiguration(
+                    host: environment.get("ADMIN_HOST", default: "0.0.0.0"),
+                    port: environment.get("ADMIN_PORT", default: defaultAdminPort), threads: 1, name: "admin"),
+                handler: AdminHandler(endpoints: AdminEndpoints(readiness: readiness)), logger: logger)
+            let parts = try await makeParts(context)
+            let group = ServiceGroup(
+                services: [admin, ProducerFlush(producer: producer)] + parts, readiness: readiness, logger: logger,
+                shutdownTimeout: environment.milliseconds("SHUTDOWN_TIMEOUT_MS", default: .seconds(25)))
+            try await group.run()
+        } catch {
+            logger.error("exiting", ["error": "\(error)"])
+            exit(1)
+        }
+    }
+}
+
+/// Flushes the producer when the group stops (it stops after every part that produces).
+struct ProducerFlush: Service {
+    let producer: KafkaProducer
+    private let stop = AsyncStream<Void>.makeStream()
+    var name: String { "producer" }
+
+    init(producer: KafkaProducer) { self.producer = producer }
+
+    func run() async throws {
+        for await _ in stop.stream { break }
+    }
+
+    func shutdown() async {
+        let producer = self.producer
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                producer.flush(timeout: .seconds(10))
+                done.resume()
+            }
+        }
+        stop.continuation.finish()
+    }
+}

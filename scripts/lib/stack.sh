@@ -1,0 +1,107 @@
+# Shared by scripts/run-local.sh and scripts/test.sh: installs what is missing and starts (or stops) a local
+# Kafka-protocol broker, Postgres and Redis on loopback. Source it; it defines functions only.
+
+# Debian packages the build, the services and the tests need.
+MAPVEST_PACKAGES=(librdkafka-dev libpq-dev libcurl4-openssl-dev libhiredis-dev libmicrohttpd-dev libssl-dev
+  postgresql redis-server kcat tesseract-ocr tesseract-ocr-eng libtesseract-dev imagemagick fonts-dejavu-core)
+
+stack_log() { printf '[stack] %s\n' "$*" >&2; }
+
+# Installs the Debian packages that are missing (needs root, as on CI and dev machines here).
+stack_install() {
+  local missing=()
+  for p in "${MAPVEST_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    stack_log "installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# A free TCP port on 127.0.0.1.
+stack_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# stack_start DIR BIN_DIR: starts the broker, Postgres and Redis with data under DIR and exports
+# KAFKA_BROKERS, POSTGRES_URL, REDIS_URL. Idempotent per DIR only after stack_stop.
+stack_start() {
+  local dir=$1 bin=$2
+  mkdir -p "$dir"
+  STACK_DIR=$(cd "$dir" && pwd)
+  export STACK_DIR
+
+  # Kafka-protocol broker: librdkafka's mock cluster hosted by DevBroker (INFRA.md). KAFKA_BROKERS set by the
+  # caller means a real cluster: then nothing is started.
+  if [ -z "${KAFKA_BROKERS:-}" ]; then
+    rm -f "$STACK_DIR/kafka.bootstrap"
+    "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
+    echo $! >"$STACK_DIR/broker.pid"
+    for _ in $(seq 1 100); do [ -s "$STACK_DIR/kafka.bootstrap" ] && break; sleep 0.05; done
+    [ -s "$STACK_DIR/kafka.bootstrap" ] || { stack_log "broker did not start; see $STACK_DIR/broker.log"; return 1; }
+    KAFKA_BROKERS=$(cat "$STACK_DIR/kafka.bootstrap")
+    export KAFKA_BROKERS
+  fi
+
+  # Postgres (initdb refuses root: run it as the postgres user). Its data must be reachable by that user.
+  if [ -z "${POSTGRES_URL:-}" ]; then
+    local pgbin=/usr/lib/postgresql/15/bin pgdir="$STACK_DIR/pg" pgport
+    if ! runuser -u postgres -- test -x "$STACK_DIR" 2>/dev/null; then
+      pgdir=$(mktemp -d /tmp/mapvest-pg.XXXXXX)
+      echo "$pgdir" >"$STACK_DIR/pg.external"
+    fi
+    pgport=$(stack_free_port)
+    mkdir -p "$pgdir" && chown postgres: "$pgdir"
+    if [ ! -f "$pgdir/data/PG_VERSION" ]; then
+      echo mapvest >"$pgdir/pwfile" && chown postgres: "$pgdir/pwfile"
+      runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" -U postgres --pwfile="$pgdir/pwfile" \
+        --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync >"$STACK_DIR/initdb.log" 2>&1 \
+        || { stack_log "initdb failed; see $STACK_DIR/initdb.log"; return 1; }
+    fi
+    runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+      -o "-c listen_addresses=127.0.0.1 -p $pgport -k $pgdir -c fsync=off -c max_connections=300" start >/dev/null \
+      || { stack_log "postgres did not start; see $pgdir/server.log"; return 1; }
+    echo "$pgdir" >"$STACK_DIR/pg.dir"
+    runuser -u postgres -- psql -h "$pgdir" -p "$pgport" -U postgres -qtc "SELECT 1 FROM pg_database WHERE datname='mapvest'" \
+      | grep -q 1 || runuser -u postgres -- psql -h "$pgdir" -p "$pgport" -U postgres -qc "CREATE DATABASE mapvest" >/dev/null
+    POSTGRES_URL="postgres://postgres:mapvest@127.0.0.1:$pgport/mapvest"
+    export POSTGRES_URL
+  fi
+
+  # Redis: nothing durable lives there.
+  if [ -z "${REDIS_URL:-}" ]; then
+    local rport
+    rport=$(stack_free_port)
+    redis-server --bind 127.0.0.1 --port "$rport" --save '' --appendonly no --daemonize yes \
+      --pidfile "$STACK_DIR/redis.pid" --logfile "$STACK_DIR/redis.log" --dir "$STACK_DIR" >/dev/null
+    for _ in $(seq 1 100); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.05; done
+    echo "$rport" >"$STACK_DIR/redis.port"
+    REDIS_URL="redis://127.0.0.1:$rport"
+    export REDIS_URL
+  fi
+  stack_log "broker $KAFKA_BROKERS · postgres ${POSTGRES_URL%%@*}@… · redis $REDIS_URL"
+}
+
+# Stops what stack_start started under STACK_DIR.
+stack_stop() {
+  [ -n "${STACK_DIR:-}" ] || return 0
+  if [ -f "$STACK_DIR/redis.port" ]; then
+    redis-cli -p "$(cat "$STACK_DIR/redis.port")" shutdown nosave >/dev/null 2>&1 || true
+    rm -f "$STACK_DIR/redis.port"
+  fi
+  if [ -f "$STACK_DIR/pg.dir" ]; then
+    local pgdir
+    pgdir=$(cat "$STACK_DIR/pg.dir")
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -f "$STACK_DIR/pg.dir"
+    if [ -f "$STACK_DIR/pg.external" ]; then rm -rf "$(cat "$STACK_DIR/pg.external")" "$STACK_DIR/pg.external"; fi
+  fi
+  if [ -f "$STACK_DIR/broker.pid" ]; then
+    kill "$(cat "$STACK_DIR/broker.pid")" 2>/dev/null || true
+    rm -f "$STACK_DIR/broker.pid"
+  fi
+}

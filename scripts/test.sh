@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test against a real stack: installs missing Debian packages, builds warning-free, starts a
+# Kafka-protocol broker, Postgres and Redis on loopback (fresh data under .stack/test), runs `swift test`,
+# and stops what it started. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/stack.sh
+
+stack_install
+export MAPVEST_ENV=dev
+swift build -Xswiftc -warnings-as-errors
+swift build --build-tests -Xswiftc -warnings-as-errors
+MAPVEST_BIN_DIR=$(swift build --show-bin-path)
+export MAPVEST_BIN_DIR
+
+unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
+rm -rf .stack/test
+trap stack_stop EXIT
+stack_start .stack/test "$MAPVEST_BIN_DIR"
+
+swift test --skip-build "$@"
