@@ -41,6 +41,7 @@ let package = Package(
         cLibrary("CHiredis", pkgConfig: "hiredis", apt: ["libhiredis-dev"]),
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         cLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        cLibrary("CTesseract", pkgConfig: "tesseract", apt: ["libtesseract-dev", "tesseract-ocr-eng"]),
 
         // Shared modules.
         shared("Runtime", []),
@@ -54,10 +55,16 @@ let package = Package(
         shared("HTTPClient", ["CCurl", "Runtime"]),
         shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Runtime", "Contracts"]),
         shared("Finance", ["Contracts", "Runtime"]),
+        shared("Jev", ["HTTPClient", "Runtime"]),
+        shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
+        shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
+        shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
+        shared("OCR", ["CTesseract", "Runtime"]),
+        shared("Geo", []),
 
         // Services: one executable each.
         service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "Redis", "Postgres", "Contracts", "Runtime"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "OCR", "Geo", "Crypto", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
@@ -78,6 +85,9 @@ let package = Package(
         tests("RedisTests", ["Redis", "Runtime"]),
         tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime"]),
         tests("FinanceTests", ["Finance", "Contracts"]),
+        tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
+        tests("OCRTests", ["OCR"]),
+        tests("GeoTests", ["Geo"]),
         tests("SystemTests", ["HTTPClient", "Kafka", "Postgres", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,25 @@ struct GatewayConfiguration: Sendable {
     var version: String
     var liveScan: Bool
     var adminLogs: Bool
+    var budgets: RouteBudgets
+    /// `POSTGRES_URL` and `POSTGRES_POOL_SIZE` (8).
+    var postgresURL: String
+    var postgresPoolSize: Int
+    /// `SESSION_SIGNING_KEY` (≥ 32 bytes; required outside dev) and `IOS_MAPS_TOKEN_SIGNING_KEY` (defaults to it).
+    var sessionKey: [UInt8]
+    var mapsKey: [UInt8]
+    /// `TRUSTED_PROXY_HOPS` (0): how many proxies in front of us append to `X-Forwarded-For`.
+    var trustedProxyHops: Int
+    /// `ADMIN_EMAILS` (comma-separated) get the admin scope; `FREE_FOREVER_EMAIL_DOMAINS` get unlimited identifies.
+    var adminEmails: Set<String>
+    var freeForeverDomains: Set<String>
+    /// `AUTH_RETURN_CODE=1` returns sign-in codes in responses; ignored in production.
+    var returnCodes: Bool
+    /// `PUBLIC_API_URL` (http://127.0.0.1:<port>): the base of magic links.
+    var publicURL: String
+
+    /// The key dev and tests share when `SESSION_SIGNING_KEY` is unset (never accepted in production).
+    static let devSigningKey = "mapvest-dev-signing-key-not-for-production-use"
 
     init(_ env: Environment) {
         port = env.get("PORT", default: 3001)
@@ -36,6 +55,28 @@ struct GatewayConfiguration: Sendable {
         version = env.get("RAILWAY_GIT_COMMIT_SHA", default: "dev")
         liveScan = env.get("ENABLE_LIVE_SCAN") == "1"
         adminLogs = env.get("ENABLE_ADMIN_LOGS") == "1"
+        budgets = RouteBudgets(env)
+        postgresURL = env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest")
+        postgresPoolSize = max(1, env.get("POSTGRES_POOL_SIZE", default: 8))
+        let key = env.get("SESSION_SIGNING_KEY") ?? (env.isDevelopment ? Self.devSigningKey : "")
+        sessionKey = Array(key.utf8)
+        mapsKey = env.get("IOS_MAPS_TOKEN_SIGNING_KEY").map { Array($0.utf8) } ?? sessionKey
+        trustedProxyHops = max(0, env.get("TRUSTED_PROXY_HOPS", default: 0))
+        let list = { (name: String) in
+            Set((env.get(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .filter { !$0.isEmpty })
+        }
+        adminEmails = list("ADMIN_EMAILS")
+        freeForeverDomains = list("FREE_FOREVER_EMAIL_DOMAINS")
+        returnCodes = env.isDevelopment && env.flag("AUTH_RETURN_CODE")
+        publicURL = env.get("PUBLIC_API_URL", default: "http://127.0.0.1:\(port)")
+    }
+
+    /// Refuses to start without a strong signing key outside dev.
+    func validate() throws {
+        guard sessionKey.count >= 32 else {
+            throw ConfigurationError(key: "SESSION_SIGNING_KEY", reason: "must be at least 32 bytes")
+        }
     }
 
     /// Kafka topic names allow `[a-zA-Z0-9._-]`.
@@ -47,9 +88,17 @@ struct GatewayConfiguration: Sendable {
 }
 
 /// Time budgets per route (DECISIONS.md): identify 30 s, nearby and rating 10 s, everything else 5 s.
-enum RouteBudget {
-    static let identify: Duration = .seconds(30)
-    static let nearby: Duration = .seconds(10)
-    static let rating: Duration = .seconds(10)
-    static let standard: Duration = .seconds(5)
+/// `IDENTIFY_BUDGET_MS`, `NEARBY_BUDGET_MS`, `RATING_BUDGET_MS` and `DEFAULT_BUDGET_MS` override them.
+struct RouteBudgets: Sendable {
+    var identify: Duration
+    var nearby: Duration
+    var rating: Duration
+    var standard: Duration
+
+    init(_ env: Environment) {
+        identify = env.milliseconds("IDENTIFY_BUDGET_MS", default: .seconds(30))
+        nearby = env.milliseconds("NEARBY_BUDGET_MS", default: .seconds(10))
+        rating = env.milliseconds("RATING_BUDGET_MS", default: .seconds(10))
+        standard = env.milliseconds("DEFAULT_BUDGET_MS", default: .seconds(5))
+    }
 }

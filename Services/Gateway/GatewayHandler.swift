@@ -3,11 +3,12 @@ import HTTPServer
 import Runtime
 import ServiceKit
 
-/// The public HTTP surface: CORS, admin endpoints, routing, body limits, request ids, logs and metrics.
-/// Domain work happens in the services; routes turn requests into Kafka commands.
+/// The public HTTP surface: CORS, admin endpoints, the edge (caller, limiter, auth, route guards), body limits,
+/// request ids, logs and metrics. Domain work happens in the services; routes turn requests into Kafka commands.
 struct GatewayHandler: HTTPHandler {
     let router: Router
     let admin: AdminEndpoints
+    let edge: Edge
     let logger: Logger
 
     /// What `head` learned, handed to `handle` with the body.
@@ -16,6 +17,8 @@ struct GatewayHandler: HTTPHandler {
         let parameters: [String: String]
         let requestId: String
         let started: ContinuousClock.Instant
+        let caller: Caller
+        let headers: [(String, String)]
     }
 
     static let corsHeaders: [(String, String)] = [
@@ -27,20 +30,46 @@ struct GatewayHandler: HTTPHandler {
     func head(_ head: HTTPRequestHead) async -> HeadDecision {
         let started = ContinuousClock.now
         let requestId = Self.requestId(from: head)
-        if head.method == "OPTIONS" {
-            return .respond(finish(.empty(204), template: "OPTIONS", head: head, requestId: requestId, started: started))
+        func done(_ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = []) -> HeadDecision {
+            var response = response
+            response.headers += headers
+            return .respond(finish(response, template: template, head: head, requestId: requestId, started: started))
         }
-        if let response = admin.response(method: head.method, path: head.path) {
-            return .respond(finish(response, template: head.path, head: head, requestId: requestId, started: started))
+        if head.method == "OPTIONS" { return done(.empty(204), "OPTIONS") }
+        if let response = admin.response(method: head.method, path: head.path) { return done(response, head.path) }
+
+        var caller = edge.caller(head)
+        var headers: [(String, String)] = []
+        if !GlobalRateLimiter.isExempt(method: head.method, path: head.path) {
+            let verdict = await edge.limiter.check(caller)
+            headers += verdict.headers
+            if let reject = verdict.reject { return done(reject, "limited", headers) }
         }
         guard let (route, parameters) = router.match(method: head.method, path: head.path) else {
-            return .respond(
-                finish(.error(404, "not found"), template: "unmatched", head: head, requestId: requestId, started: started))
+            return done(.error(404, "not found"), "unmatched", headers)
         }
+        switch route.auth {
+        case .required:
+            switch await edge.authenticate(caller, head) {
+            case .success(let authenticated): caller = authenticated
+            case .failure(let response): return done(response, route.template, headers)
+            }
+        case .optional: break
+        case .none: caller.session = nil
+        }
+        if let guardCheck = route.guardCheck {
+            let verdict = await guardCheck(caller, head)
+            headers += verdict.headers
+            if let reject = verdict.reject { return done(reject, route.template, headers) }
+        }
+        var tooLarge = route.tooLarge
+        tooLarge.headers += headers
         return .readBody(
             limit: route.bodyLimit,
-            tooLarge: finish(route.tooLarge, template: route.template, head: head, requestId: requestId, started: started),
-            state: Pending(route: route, parameters: parameters, requestId: requestId, started: started))
+            tooLarge: finish(tooLarge, template: route.template, head: head, requestId: requestId, started: started),
+            state: Pending(
+                route: route, parameters: parameters, requestId: requestId, started: started, caller: caller,
+                headers: headers))
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -49,8 +78,10 @@ struct GatewayHandler: HTTPHandler {
                 .error(500, "internal error"), template: "unmatched", head: request.head, requestId: "-",
                 started: .now)
         }
-        let response = await pending.route.handle(
-            RouteContext(request: request, parameters: pending.parameters, requestId: pending.requestId))
+        var response = await pending.route.handle(
+            RouteContext(
+                request: request, parameters: pending.parameters, requestId: pending.requestId, caller: pending.caller))
+        response.headers += pending.headers
         return finish(
             response, template: pending.route.template, head: request.head, requestId: pending.requestId,
             started: pending.started)
@@ -64,20 +95,22 @@ struct GatewayHandler: HTTPHandler {
         var response = response
         response.headers += Self.corsHeaders
         response.headers.append(("X-Request-Id", requestId))
-        let labels = ["route": template, "method": head.method, "status": String(response.status)]
-        MetricsRegistry.shared.counter("gateway_requests_total", help: "HTTP requests by route", labels: labels)
-            .increment()
+        let elapsed = ContinuousClock.now - started
+        MetricsRegistry.shared.counter(
+            "gateway_requests_total", help: "HTTP requests by route",
+            labels: ["route": template, "method": head.method, "status": String(response.status)]
+        ).increment()
         MetricsRegistry.shared.histogram(
             "gateway_request_duration_seconds", help: "HTTP request latency by route",
             labels: ["route": template, "method": head.method]
-        ).observe(since: started)
+        ).observe(elapsed.inSeconds)
         if response.status >= 500 || logger.minimumLevel <= .debug {
             logger.log(
                 response.status >= 500 ? .warning : .debug, "request",
                 [
                     "request.id": .string(requestId), "http.method": .string(head.method),
                     "http.route": .string(template), "http.status": .int(response.status),
-                    "duration.ms": .double((ContinuousClock.now - started).inMilliseconds),
+                    "duration.ms": .double(elapsed.inMilliseconds),
                 ])
         }
         return response

@@ -1,38 +1,67 @@
 import HTTPServer
 
+/// Who is calling, as the edge established from the headers before any body byte was read.
+struct Caller: Sendable {
+    /// A verified session bearer, if one was sent (optional auth never rejects; required auth does).
+    var session: SessionTokens.Session?
+    /// The signed-in user, loaded for routes that require auth.
+    var user: User?
+    /// `X-Device-Id`, trimmed, 1…128 characters; advisory only, never an authorization proof.
+    var deviceId: String?
+    /// The client address under `TRUSTED_PROXY_HOPS`.
+    var clientIP: String
+}
+
 /// What a route needs from the request pipeline once its body (if any) has been read.
 struct RouteContext: Sendable {
     let request: HTTPRequest
     /// Path parameters by name (`:ticker` → `ticker`), percent-decoded.
     let parameters: [String: String]
     let requestId: String
+    let caller: Caller
 }
 
-/// One HTTP route: its method, path template (the label used in logs and metrics — never the raw path, which may hold
-/// token ids) and how much body it accepts.
+/// Route-level authentication (CONTRACT.md §h.2).
+enum AuthRequirement: Sendable {
+    /// No auth middleware; the limiter still keys by a valid session.
+    case none
+    /// A valid session is used when present; failures are anonymous.
+    case optional
+    /// A valid session for an existing user, or 401 before the body is read.
+    case required
+}
+
+/// One HTTP route: method, path template (the label used in logs and metrics — never the raw path, which may hold
+/// token ids), auth, body limit, guards that run before the body is read, and the handler.
 struct Route: Sendable {
+    /// A check run after auth and before the body is read: a response rejects the request; headers are added to
+    /// whatever response the request finally gets.
+    typealias Guard = @Sendable (Caller, HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)])
+
     let method: String
     let template: String
+    let auth: AuthRequirement
     /// Largest body read; a larger declared or streamed body is answered with `tooLarge` without being read.
     let bodyLimit: Int
     let tooLarge: HTTPResponse
+    let guardCheck: Guard?
     let handle: @Sendable (RouteContext) async -> HTTPResponse
 
     static let jsonBodyLimit = 1 << 20
 
     init(
-        _ method: String, _ template: String, bodyLimit: Int = Route.jsonBodyLimit,
-        tooLarge: HTTPResponse = .error(413, "request body too large"),
+        _ method: String, _ template: String, auth: AuthRequirement = .none, bodyLimit: Int = Route.jsonBodyLimit,
+        tooLarge: HTTPResponse = .error(413, "request body too large"), guard guardCheck: Guard? = nil,
         _ handle: @escaping @Sendable (RouteContext) async -> HTTPResponse
     ) {
         self.method = method
         self.template = template
+        self.auth = auth
         self.bodyLimit = bodyLimit
         self.tooLarge = tooLarge
+        self.guardCheck = guardCheck
         self.handle = handle
     }
-
-    fileprivate var segments: [Substring] { template.split(separator: "/", omittingEmptySubsequences: false) }
 }
 
 /// Matches method + path against route templates whose `:name` segments capture one path segment.
@@ -40,7 +69,7 @@ struct Router: Sendable {
     private let routes: [(route: Route, segments: [Substring])]
 
     init(_ routes: [Route]) {
-        self.routes = routes.map { ($0, $0.segments) }
+        self.routes = routes.map { ($0, $0.template.split(separator: "/", omittingEmptySubsequences: false)) }
     }
 
     func match(method: String, path: String) -> (Route, [String: String])? {

@@ -1,30 +1,48 @@
+import Crypto
 import Foundation
 import HTTPServer
 import Kafka
 import Messaging
+import Postgres
 import Redis
 import Runtime
 import ServiceKit
 
-/// The gateway: the only HTTP surface for clients. It turns requests into Kafka commands and waits for replies.
+/// The gateway: the only HTTP surface for clients. Edge concerns (callers, sessions, sign-in, limits, quota) live
+/// here; domain work is sent to the services as Kafka commands.
 await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let configuration = GatewayConfiguration(context.environment)
-    let redis = try await RedisClient.make(
-        url: configuration.redisURL, size: configuration.redisPoolSize, logger: context.logger)
+    try configuration.validate()
+    let logger = context.logger
+    let redis = try await RedisClient.make(url: configuration.redisURL, size: configuration.redisPoolSize, logger: logger)
+    let db = try await PostgresPool.make(url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
+    try await db.migrate(schema: "gateway", migrations: UserStore.migrations)
     let client = try await RequestReplyClient.make(
         configuration: context.kafka, instanceId: configuration.instanceId, producer: context.producer,
-        maxInFlight: configuration.maxInFlight, logger: context.logger)
+        maxInFlight: configuration.maxInFlight, logger: logger)
+
+    let tokens = SessionTokens(sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
+    let users = UserStore(db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)
     let caller = ServiceCaller(client: client)
+    let auth = AuthRoutes(
+        tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey),
+        mail: DevMailSink(logger: logger), returnCodes: configuration.returnCodes, publicURL: configuration.publicURL,
+        logger: logger)
     let identify = IdentifyRoute(
-        photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller, logger: context.logger)
-    let router = Router(HealthRoutes.routes(configuration: configuration, startedAt: Date()) + [identify.route])
+        photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
+        guards: IdentifyGuards(redis: redis, users: users, logger: logger), budget: configuration.budgets.identify,
+        logger: logger)
+    let router = Router(
+        HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route])
+    let edge = Edge(
+        tokens: tokens, users: users, limiter: GlobalRateLimiter(redis: redis, logger: logger),
+        address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
     let server = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads, name: "gateway"),
-        handler: GatewayHandler(
-            router: router, admin: AdminEndpoints(readiness: context.readiness), logger: context.logger),
-        logger: context.logger)
-    context.logger.info("gateway listening", ["http.port": .int(configuration.port), "gateway.instance": .string(configuration.instanceId)])
+        handler: GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger),
+        logger: logger)
+    logger.info("gateway configured", ["http.port": .int(configuration.port), "gateway.instance": .string(configuration.instanceId)])
     // Stopped in reverse: the HTTP server first (no new requests), then the reply client.
     return [client, server]
 }

@@ -39,6 +39,12 @@ public enum Timestamp {
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), (millis + 1000) % 1000)
     }
 
+    /// Parses ISO-8601 with or without fractional seconds; nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
+    }
+
     /// Milliseconds since the Unix epoch.
     public static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }

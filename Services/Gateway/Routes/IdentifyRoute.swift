@@ -11,10 +11,15 @@ struct IdentifyRoute: Sendable {
 
     let photos: PhotoStore
     let caller: ServiceCaller
+    let guards: IdentifyGuards
+    let budget: Duration
     let logger: Logger
 
     var route: Route {
-        Route("POST", "/v1/identify", bodyLimit: Self.maxImageBytes, tooLarge: Self.tooLarge) { context in
+        Route(
+            "POST", "/v1/identify", auth: .optional, bodyLimit: Self.maxImageBytes, tooLarge: Self.tooLarge,
+            guard: { caller, head in await guards.check(caller, head) }
+        ) { context in
             await handle(context)
         }
     }
@@ -32,14 +37,23 @@ struct IdentifyRoute: Sendable {
             logger.warning("photo store failed", ["request.id": .string(context.requestId), "error": "\(error)"])
             return .error(503, "photo store unavailable")
         }
-        let deviceId = context.request.head.headers["X-Device-Id"].map { $0.trimmingCharacters(in: .whitespaces) }
-            .flatMap { (1...128).contains($0.count) ? $0 : nil }
+        let userId = context.caller.session?.userId
+        let deviceId = context.caller.deviceId
         let command = IdentifyPhotoCommand(
             photoKey: photoKey, photoContentType: form.contentType, photoBytes: form.image.count, hint: form.hint,
-            location: form.location, roi: form.roi, userId: nil, deviceId: deviceId)
-        return await caller.call(
-            .identify, IdentifyPhotoCommand.name, key: deviceId ?? photoKey, command: command,
-            budget: RouteBudget.identify, requestId: context.requestId)
+            location: form.location, roi: form.roi, userId: userId, deviceId: deviceId)
+        let response = await caller.call(
+            .identify, IdentifyPhotoCommand.name, key: userId ?? deviceId ?? photoKey, command: command,
+            budget: budget, requestId: context.requestId)
+        if response.status < 400 {
+            // Quota counts only answered identifies.
+            do {
+                try await guards.users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
+            } catch {
+                logger.warning("usage not recorded", ["request.id": .string(context.requestId), "error": "\(error)"])
+            }
+        }
+        return response
     }
 }
 

@@ -4,5 +4,56 @@
 #include <sys/socket.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stddef.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
+
+/* Non-variadic wrappers: Swift cannot call C variadic functions. Only Shared/HTTPServer uses these. */
+
+/** The URI log callback; its return value becomes the request's `*con_cls`. */
+typedef void *(*mapvest_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/** MHD_start_daemon with the options the HTTP server uses. `addr` must point to a sockaddr_in or sockaddr_in6. */
+static inline struct MHD_Daemon *mapvest_mhd_start_daemon(
+    unsigned int flags, const struct sockaddr *addr, MHD_AccessHandlerCallback handler, void *handler_cls,
+    mapvest_mhd_uri_log_callback uri_log, void *uri_log_cls, MHD_RequestCompletedCallback completed,
+    void *completed_cls, unsigned int thread_pool_size, unsigned int connection_limit,
+    unsigned int connection_timeout_seconds, size_t connection_memory_limit) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, addr,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_END);
+}
+
+/** The port the daemon is bound to, or 0. */
+static inline uint16_t mapvest_mhd_bind_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/** Writes the peer IP of `connection` (IPv4-mapped IPv6 shown as IPv4) into `buffer`; returns 0 or -1. */
+static inline int mapvest_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return -1;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in4 = (const struct sockaddr_in *)(const void *)sa;
+        return inet_ntop(AF_INET, &in4->sin_addr, buffer, size) == NULL ? -1 : 0;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+            return inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], buffer, size) == NULL ? -1 : 0;
+        }
+        return inet_ntop(AF_INET6, &in6->sin6_addr, buffer, size) == NULL ? -1 : 0;
+    }
+    return -1;
+}
+
 #endif

@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+import HTTPServer
+import Runtime
+
+/// Sign-in and session routes (CONTRACT.md §h.2): emailed codes, magic links, `/v1/auth/me` and maps tokens.
+struct AuthRoutes: Sendable {
+    let tokens: SessionTokens
+    let users: UserStore
+    let codes: SignInCodes
+    let mail: any MailSender
+    /// `AUTH_RETURN_CODE=1` outside production: the code is returned in `devCode` (as the original did).
+    let returnCodes: Bool
+    /// `PUBLIC_API_URL`, for magic links.
+    let publicURL: String
+    let logger: Logger
+
+    struct SessionBody: Codable, Sendable {
+        let token: String
+        let userId: String
+        let expiresAt: String
+    }
+
+    var routes: [Route] {
+        [
+            Route("POST", "/v1/auth/session") { await requestCode($0) },
+            Route("POST", "/v1/auth/session/verify") { await verifyCode($0) },
+            Route("POST", "/v1/auth/request-magic-link") { await requestMagicLink($0) },
+            Route("POST", "/v1/auth/verify") { await verifyMagicLink($0) },
+            Route("GET", "/v1/auth/me", auth: .required) { context in
+                guard let user = context.caller.user else { return .error(401, "unknown user") }
+                return .json(200, ["user": user])
+            },
+            Route("POST", "/v1/session/maps-token", auth: .required) { context in
+                guard let user = context.caller.user, let issued = try? tokens.issueMaps(userId: user.id) else {
+                    return .error(500, "internal error")
+                }
+                return .json(200, ["token": issued.token, "expiresAt": Timestamp.iso8601(issued.expiresAt)])
+            },
+        ]
+    }
+
+    private struct EmailInput: Decodable { let email: String? }
+    private struct CodeInput: Decodable {
+        let email: String?
+        let code: String?
+    }
+    private struct TokenInput: Decodable { let token: String? }
+
+    /// A plausible address, lowercased and trimmed; nil otherwise.
+    static func normalizedEmail(_ raw: String?) -> String? {
+        guard let email = raw?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), (3...254).contains(email.count)
+        else { return nil }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+            !parts[1].hasSuffix("."), !email.contains(where: { $0.isWhitespace || $0.isNewline })
+        else { return nil }
+        return email
+    }
+
+    func requestCode(_ context: RouteContext) async -> HTTPResponse {
+        guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
+            let email = Self.normalizedEmail(input.email)
+        else { return .error(400, "email required") }
+        do {
+            let code = try await codes.issue(email: email)
+            try await mail.send(
+                to: email, subject: "Your Mapvest sign-in code",
+                body: "Your Mapvest code is \(code). It expires in 10 minutes.")
+            if returnCodes { return .json(200, SentBody(sent: true, devCode: code)) }
+            return .json(200, SentBody(sent: true, devCode: nil))
+        } catch {
+            logger.warning("sign-in code not issued", ["error": "\(error)"])
+            return .error(503, "sign-in unavailable")
+        }
+    }
+
+    func verifyCode(_ context: RouteContext) async -> HTTPResponse {
+        guard case .success(let input) = JSONBody.decode(CodeInput.self, from: context.request, error: ""),
+            let email = Self.normalizedEmail(input.email), let code = input.code?.trimmingCharacters(in: .whitespaces),
+            (4...8).contains(code.count), code.allSatisfy(\.isASCIIDigit)
+        else { return .error(400, "email + 6-digit code required") }
+        do {
+            switch try await codes.verify(email: email, code: code) {
+            case .noCode: return .error(401, "no code issued for that email")
+            case .expired: return .error(401, "code expired")
+            case .wrong: return .error(401, "wrong code")
+            case .ok:
+                let user = try await users.findOrCreate(email: email)
+                let issued = try tokens.issueSession(userId: user.id, email: user.email)
+                return .json(
+                    200,
+                    SessionAndUser(
+                        session: SessionBody(
+                            token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt)),
+                        user: user))
+            }
+        } catch {
+            logger.warning("sign-in verification failed", ["error": "\(error)"])
+            return .error(503, "sign-in unavailable")
+        }
+    }
+
+    func requestMagicLink(_ context: RouteContext) async -> HTTPResponse {
+        guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
+            let email = Self.normalizedEmail(input.email)
+        else { return .error(400, "email required") }
+        do {
+            let jti = Digest.uuid()
+            let token = try tokens.issueMagic(email: email, jti: jti)
+            try await codes.rememberMagicLink(jti: jti, email: email)
+            try await mail.send(
+                to: email, subject: "Sign in to Mapvest",
+                body: "Open this link to sign in: \(publicURL)/v1/auth/verify?token=\(token)")
+            return .json(200, SentBody(sent: true, devCode: nil))
+        } catch {
+            logger.warning("magic link not issued", ["error": "\(error)"])
+            return .error(503, "sign-in unavailable")
+        }
+    }
+
+    func verifyMagicLink(_ context: RouteContext) async -> HTTPResponse {
+        guard case .success(let input) = JSONBody.decode(TokenInput.self, from: context.request, error: ""),
+            let token = input.token, token.count >= 10
+        else { return .error(400, "token required") }
+        let claims: TokenClaims
+        do {
+            claims = try tokens.verifyMagic(token)
+        } catch .wrongPurpose {
+            return .error(401, "wrong token purpose")
+        } catch {
+            return .error(401, "invalid or expired token")
+        }
+        guard let jti = claims.jti, let email = claims.email else { return .error(401, "malformed token") }
+        do {
+            guard let pending = try await codes.consumeMagicLink(jti: jti) else {
+                return .error(401, "token already used or expired")
+            }
+            guard pending == email.lowercased() else { return .error(401, "token mismatch") }
+            let user = try await users.findOrCreate(email: email)
+            let issued = try tokens.issueSession(userId: user.id, email: user.email)
+            return .json(
+                200,
+                ["session": SessionBody(token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt))])
+        } catch {
+            logger.warning("magic link verification failed", ["error": "\(error)"])
+            return .error(503, "sign-in unavailable")
+        }
+    }
+
+    struct SentBody: Codable {
+        let sent: Bool
+        let devCode: String?
+    }
+
+    struct SessionAndUser: Codable {
+        let session: SessionBody
+        let user: User
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPServer
+import Runtime
+
+/// Edge concerns that run from the headers alone, before any body byte is read: who is calling, the global limiter,
+/// and route-level authentication.
+struct Edge: Sendable {
+    let tokens: SessionTokens
+    let users: UserStore
+    let limiter: GlobalRateLimiter
+    let address: ClientAddress
+    let logger: Logger
+
+    func caller(_ head: HTTPRequestHead) -> Caller {
+        let device = head.headers["X-Device-Id"]?.trimmingCharacters(in: .whitespaces)
+        return Caller(
+            session: SessionTokens.bearer(head.headers["Authorization"]).flatMap { try? tokens.verifySession($0) },
+            user: nil, deviceId: device.flatMap { (1...128).contains($0.count) ? $0 : nil },
+            clientIP: address.resolve(head))
+    }
+
+    /// Required bearer auth (CONTRACT.md §h.2): a 401 body, or the caller with its user loaded.
+    func authenticate(_ caller: Caller, _ head: HTTPRequestHead) async -> Result<Caller, HTTPResponse> {
+        guard let token = SessionTokens.bearer(head.headers["Authorization"]) else {
+            return .failure(.error(401, "missing bearer token"))
+        }
+        let session: SessionTokens.Session
+        do {
+            session = try tokens.verifySession(token)
+        } catch .wrongPurpose {
+            return .failure(.error(401, "wrong token purpose"))
+        } catch .noSubject {
+            return .failure(.error(401, "invalid token subject"))
+        } catch {
+            return .failure(.error(401, "invalid token"))
+        }
+        do {
+            var user = try await users.find(id: session.userId)
+            if user == nil, let email = session.email {
+                user = try await users.restore(id: session.userId, email: email)
+            }
+            guard let user else { return .failure(.error(401, "unknown user")) }
+            var authenticated = caller
+            authenticated.session = session
+            authenticated.user = user
+            return .success(authenticated)
+        } catch {
+            logger.warning("user store unavailable", ["error": "\(error)"])
+            return .failure(.error(503, "user store unavailable"))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Runtime
+
+/// An HTTP/1.1 client on one libcurl multi handle driven by a dedicated thread: many concurrent requests,
+/// connection reuse per host, never a blocked cooperative thread. Task cancellation removes the transfer promptly.
+public final class HTTPClient: Sendable {
+    private let driver: CurlDriver
+    private let logger: Logger
+
+    private init(driver: CurlDriver, logger: Logger) {
+        self.driver = driver
+        self.logger = logger
+    }
+
+    /// A client with its own thread and connection pool (at most `maxConnectionsPerHost` per host; more wait).
+    public static func make(logger: Logger, maxConnectionsPerHost: Int = 32) throws(HTTPClientError) -> HTTPClient {
+        guard let multi = CurlMulti.make(maxConnectionsPerHost: maxConnectionsPerHost) else {
+            throw HTTPClientError(kind: .other, method: "-", url: "", detail: "cannot create a curl multi handle")
+        }
+        let driver = CurlDriver(multi: multi, logger: logger)
+        driver.start(name: "http-client")
+        return HTTPClient(driver: driver, logger: logger)
+    }
+
+    /// A process-wide client, made on first use.
+    public static let shared: HTTPClient = {
+        do {
+            return try make(logger: Logger(label: "http-client"))
+        } catch {
+            fatalError("HTTPClient.shared: \(error)")
+        }
+    }()
+
+    /// Sends `request` and returns the response, whatever its status.
+    public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        let transfer: Transfer
+        switch Transfer.make(request) {
+        case .success(let made): transfer = made
+        case .failure(let error): throw error
+        }
+        let driver = self.driver
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Transfer.Outcome, Never>) in
+                transfer.continuation = continuation
+                if !driver.submit(transfer) {
+                    transfer.continuation = nil
+                    continuation.resume(returning: .failure(transfer.error(.other, "client shut down")))
+                }
+            }
+        } onCancel: {
+            driver.cancel(transfer)
+        }
+        return try outcome.get()
+    }
+
+    /// Fails in-flight requests and stops the thread; later requests fail at once (kind `.other`).
+    public func shutdown() { driver.stop() }
+
+    deinit { driver.stop() }
+}

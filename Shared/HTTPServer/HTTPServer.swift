@@ -1,0 +1,109 @@
+import Runtime
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: epoll polling threads, every request suspended while its
+/// `HTTPHandler` runs as a task (no thread is held while a handler awaits).
+///
+/// Lifecycle: `start()` binds (then `port` is real); `run()` starts if needed and returns after `shutdown()`,
+/// which stops accepting, lets in-flight requests finish for `shutdownGracePeriod`, answers the rest 503 and stops.
+public final class HTTPServer: Service {
+    public let configuration: HTTPServerConfiguration
+    public var name: String { configuration.name }
+
+    private let core: ServerCore
+    private let logger: Logger
+
+    private enum State {
+        case idle
+        case running(MHDDaemon)
+        case stopping
+        case stopped
+    }
+    private let state = Mutex(State.idle)
+    private let stoppedStream: AsyncStream<Void>
+    private let stoppedContinuation: AsyncStream<Void>.Continuation
+
+    public init(
+        configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger,
+        metrics: MetricsRegistry = .shared
+    ) {
+        self.configuration = configuration
+        self.logger = logger.with(["http.server": .string(configuration.name)])
+        self.core = ServerCore(
+            handler: handler, logger: self.logger, metrics: metrics,
+            oversizeDiscardLimit: configuration.oversizeDiscardLimit)
+        (stoppedStream, stoppedContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Binds and starts the polling threads; no-op when already started. After this, `port` is the real port.
+    public func start() throws {
+        let port = try state.withLock { state throws(HTTPServerError) -> Int? in
+            guard case .idle = state else { return nil }
+            let daemon = try MHDDaemon.make(configuration: configuration, core: core)
+            state = .running(daemon)
+            return daemon.port
+        }
+        if let port {
+            logger.info("http server listening", ["http.host": .string(configuration.host), "http.port": .int(port)])
+        }
+    }
+
+    /// The bound port once started (0 before `start()` and after shutdown).
+    public var port: Int {
+        state.withLock { s in
+            if case .running(let daemon) = s { return daemon.port }
+            return 0
+        }
+    }
+
+    /// Requests received and not yet completed.
+    public var activeRequests: Int { core.activeRequests.load(ordering: .relaxed) }
+
+    public func run() async throws {
+        let stopped = state.withLock { s -> Bool in
+            if case .stopped = s { return true }
+            return false
+        }
+        if stopped { return }
+        try start()
+        for await _ in stoppedStream {}
+    }
+
+    public func shutdown() async {
+        let daemon = state.withLock { s -> MHDDaemon? in
+            switch s {
+            case .running(let daemon):
+                s = .stopping
+                return daemon
+            case .idle:
+                s = .stopped
+                return nil
+            case .stopping, .stopped:
+                return nil
+            }
+        }
+        guard let daemon else {
+            if case .stopped = state.withLock({ $0 }) { stoppedContinuation.finish() }
+            return
+        }
+        logger.info("http server draining", ["http.active": .int(activeRequests)])
+        core.draining.store(true, ordering: .relaxed)
+        daemon.quiesce()
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        while activeRequests > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if activeRequests > 0 {
+            logger.warning("http shutdown grace period passed", ["http.active": .int(activeRequests)])
+            core.forceResumeAll()
+            let forcedDeadline = ContinuousClock.now + .milliseconds(500)
+            while activeRequests > 0 && ContinuousClock.now < forcedDeadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        await daemon.stopOffPool()
+        state.withLock { $0 = .stopped }
+        stoppedContinuation.finish()
+        logger.info("http server stopped")
+    }
+}

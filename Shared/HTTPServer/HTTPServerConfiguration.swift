@@ -1,0 +1,46 @@
+/// How an `HTTPServer` listens and bounds its connections.
+public struct HTTPServerConfiguration: Sendable {
+    /// A literal IPv4 or IPv6 address (or `localhost`). Default `0.0.0.0`.
+    public var host: String
+    /// 0 picks an ephemeral port; `HTTPServer.port` tells which after `start()`.
+    public var port: Int
+    /// libmicrohttpd polling threads (`MHD_OPTION_THREAD_POOL_SIZE`). Default 2.
+    public var threads: Int
+    /// Maximum concurrent connections; more are refused at accept. Default 4096.
+    public var connectionLimit: Int
+    /// Idle time after which a connection is closed (whole seconds, at least 1). Suspended connections never
+    /// time out. Default 30 s.
+    public var connectionTimeout: Duration
+    /// Used in logs.
+    public var name: String
+    /// How long `shutdown()` waits for in-flight requests before answering the rest 503. Default 10 s.
+    public var shutdownGracePeriod: Duration
+    /// After a chunked upload passes its limit, up to this many more bytes are read and dropped so the client
+    /// can read the `tooLarge` answer; past it the connection is closed without an answer. Default 16 MiB.
+    public var oversizeDiscardLimit: Int
+    /// Per-connection memory for headers and read buffers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). Default 64 KiB.
+    public var connectionMemoryLimit: Int
+
+    public init(
+        host: String = "0.0.0.0", port: Int = 0, threads: Int = 2, connectionLimit: Int = 4096,
+        connectionTimeout: Duration = .seconds(30), name: String = "http",
+        shutdownGracePeriod: Duration = .seconds(10), oversizeDiscardLimit: Int = 16 << 20,
+        connectionMemoryLimit: Int = 64 << 10
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.connectionLimit = connectionLimit
+        self.connectionTimeout = connectionTimeout
+        self.name = name
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.oversizeDiscardLimit = oversizeDiscardLimit
+        self.connectionMemoryLimit = connectionMemoryLimit
+    }
+}
+
+/// The server could not start (bad address, port in use, libmicrohttpd refused the options).
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { "HTTP server: \(message)" }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Runtime
+
+/// Header fields in arrival order, with ASCII case-insensitive lookup by name.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public var pairs: [(String, String)]
+
+    public init(_ pairs: [(String, String)] = []) { self.pairs = pairs }
+
+    public init(dictionaryLiteral elements: (String, String)...) { self.pairs = elements }
+
+    /// The first value of the field `name` (case-insensitive), or nil.
+    public subscript(name: String) -> String? {
+        for (key, value) in pairs where HeaderName.equal(key, name) { return value }
+        return nil
+    }
+
+    /// Every value of the field `name`, in order.
+    public func values(_ name: String) -> [String] {
+        pairs.compactMap { HeaderName.equal($0.0, name) ? $0.1 : nil }
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public var count: Int { pairs.count }
+
+    public mutating func add(_ name: String, _ value: String) { pairs.append((name, value)) }
+
+    /// Replaces every field named `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        pairs.append((name, value))
+    }
+
+    public mutating func remove(_ name: String) { pairs.removeAll { HeaderName.equal($0.0, name) } }
+
+    public func makeIterator() -> IndexingIterator<[(String, String)]> { pairs.makeIterator() }
+}
+
+/// ASCII case-insensitive comparison of header names (no Foundation, no allocation).
+enum HeaderName {
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        for (p, q) in zip(x, y) where lower(p) != lower(q) { return false }
+        return true
+    }
+
+    @inline(__always) static func lower(_ c: UInt8) -> UInt8 { (c >= 65 && c <= 90) ? c | 0x20 : c }
+}
+
+/// What is known about a request once its headers have arrived, before any body byte is read.
+public struct HTTPRequestHead: Sendable {
+    public var method: String
+    /// The raw request path, without the query and not percent-decoded.
+    public var path: String
+    /// The raw query string after `?`, or nil when the target has no `?`.
+    public var rawQuery: String?
+    /// First value per key, percent-decoded (`+` is a space).
+    public var query: [String: String]
+    public var headers: HTTPHeaders
+    /// The socket peer's IP address (never `X-Forwarded-For`).
+    public var remoteAddress: String
+    /// The declared `Content-Length`, if any (nil for chunked uploads).
+    public var contentLength: Int?
+    /// `HTTP/1.1` or `HTTP/1.0`.
+    public var version: String
+
+    public init(
+        method: String, path: String, rawQuery: String? = nil, query: [String: String]? = nil,
+        headers: HTTPHeaders = HTTPHeaders(), remoteAddress: String = "127.0.0.1", contentLength: Int? = nil,
+        version: String = "HTTP/1.1"
+    ) {
+        self.method = method
+        self.path = path
+        self.rawQuery = rawQuery
+        self.query = query ?? rawQuery.map { QueryString.parse(Substring($0)) } ?? [:]
+        self.headers = headers
+        self.remoteAddress = remoteAddress
+        self.contentLength = contentLength
+        self.version = version
+    }
+}
+
+/// A complete request: head, body and whatever `HTTPHandler.head(_:)` attached.
+public struct HTTPRequest: Sendable {
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
+    /// The `state` of the `.readBody` decision that admitted this request.
+    public var state: (any Sendable)?
+
+    public init(head: HTTPRequestHead, body: [UInt8] = [], state: (any Sendable)? = nil) {
+        self.head = head
+        self.body = body
+        self.state = state
+    }
+
+    public var method: String { head.method }
+    public var path: String { head.path }
+    public var query: [String: String] { head.query }
+    public var headers: HTTPHeaders { head.headers }
+}
+
+/// A response to send. `Content-Length` is computed by the server; a `Content-Length` or
+/// `Transfer-Encoding` header given here is ignored.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// `value` encoded as JSON; an encoding failure becomes a 500 `{"error":"internal error"}`.
+    public static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return .error(500, "internal error") }
+        return json(status, raw: Array(data), headers: headers)
+    }
+
+    /// Already-encoded JSON bytes.
+    public static func json(_ status: Int, raw: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: raw)
+    }
+
+    /// The flat error shape `{"error": message}`.
+    public static func error(_ status: Int, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
+        json(status, raw: Array("{\"error\":\(JSONText.quote(message))}".utf8), headers: headers)
+    }
+
+    /// No body.
+    public static func empty(_ status: Int, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers)
+    }
+
+    /// A text body (`text/plain; charset=utf-8` unless another type is given).
+    public static func text(
+        _ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8",
+        headers: [(String, String)] = []
+    ) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", contentType)] + headers, body: Array(text.utf8))
+    }
+}
+
+/// What to do with a request once its headers are known.
+public enum HeadDecision: Sendable {
+    /// Answer now; the body is never read (a pending body closes the connection after the answer).
+    case respond(HTTPResponse)
+    /// Read a body of at most `limit` bytes, then call `handle`; a larger body is answered with `tooLarge`
+    /// (at once when `Content-Length` declares it, as soon as the count passes `limit` for chunked uploads).
+    case readBody(limit: Int, tooLarge: HTTPResponse, state: (any Sendable)?)
+
+    /// The body limit of the default `head(_:)`: 1 MiB.
+    public static let defaultBodyLimit = 1 << 20
+
+    /// `.readBody` with a 413 `{"error":"request body too large"}` and no state.
+    public static func accept(limit: Int = defaultBodyLimit) -> HeadDecision {
+        .readBody(limit: limit, tooLarge: .error(413, "request body too large"), state: nil)
+    }
+}
+
+/// Application logic behind an `HTTPServer`. Both calls run as tasks; a suspended connection holds no thread.
+public protocol HTTPHandler: Sendable {
+    /// Called once headers have arrived, before any body byte is read (runs async; the connection is suspended meanwhile).
+    func head(_ head: HTTPRequestHead) async -> HeadDecision
+    /// Called with the complete request when `head(_:)` chose `.readBody`.
+    func handle(_ request: HTTPRequest) async -> HTTPResponse
+}
+
+extension HTTPHandler {
+    /// Accepts every request with a body of up to `HeadDecision.defaultBodyLimit` bytes.
+    public func head(_ head: HTTPRequestHead) async -> HeadDecision { .accept() }
+}
+
+/// An `HTTPHandler` made of a closure, accepting bodies up to `bodyLimit` bytes.
+public struct ClosureHTTPHandler: HTTPHandler {
+    public let bodyLimit: Int
+    private let body: @Sendable (HTTPRequest) async -> HTTPResponse
+
+    public init(bodyLimit: Int = HeadDecision.defaultBodyLimit, _ handle: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.bodyLimit = bodyLimit
+        self.body = handle
+    }
+
+    public func head(_ head: HTTPRequestHead) async -> HeadDecision { .accept(limit: bodyLimit) }
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse { await body(request) }
+}

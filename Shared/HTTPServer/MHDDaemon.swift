@@ -1,0 +1,105 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Owns one `MHD_Daemon`; stopping it (at the latest in `deinit`) is the only way it is freed.
+///
+/// Holds `core` strongly because the C callbacks receive it unretained: the core must outlive the daemon.
+final class MHDDaemon: @unchecked Sendable {
+    private let raw: OpaquePointer
+    private let core: ServerCore
+    /// The bound port (the real one when the configuration asked for 0).
+    let port: Int
+
+    private struct State {
+        var stopped = false
+        var quiescedSocket: Int32 = -1
+    }
+    private let state = Mutex(State())
+
+    private init(raw: OpaquePointer, core: ServerCore, port: Int) {
+        self.raw = raw
+        self.core = core
+        self.port = port
+    }
+
+    static func make(configuration c: HTTPServerConfiguration, core: ServerCore) throws(HTTPServerError) -> MHDDaemon {
+        guard (0...65535).contains(c.port) else { throw HTTPServerError(message: "port \(c.port) out of range") }
+        let host = c.host == "localhost" ? "127.0.0.1" : c.host
+        let ipv6 = host.contains(":")
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        flags |= MHD_is_feature_supported(.FEATURE_EPOLL) == .YES ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
+        if ipv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        var storage = sockaddr_storage()
+        let parsed = withUnsafeMutableBytes(of: &storage) { buffer -> Bool in
+            if ipv6 {
+                var address = sockaddr_in6()
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_port = in_port_t(UInt16(c.port)).bigEndian
+                guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return false }
+                withUnsafeBytes(of: &address) { buffer.copyMemory(from: $0) }
+            } else {
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(c.port)).bigEndian
+                guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return false }
+                withUnsafeBytes(of: &address) { buffer.copyMemory(from: $0) }
+            }
+            return true
+        }
+        guard parsed else { throw HTTPServerError(message: "host \(c.host) is not an IP address") }
+
+        let timeout = c.connectionTimeout.components
+        let timeoutSeconds = max(1, timeout.seconds + (timeout.attoseconds > 0 ? 1 : 0))
+        let cls = Unmanaged.passUnretained(core).toOpaque()
+        let daemon = withUnsafePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                mapvest_mhd_start_daemon(
+                    UInt32(flags), address, accessHandlerCallback, cls, uriLogCallback, cls,
+                    requestCompletedCallback, cls, UInt32(clamping: max(1, c.threads)),
+                    UInt32(clamping: max(1, c.connectionLimit)), UInt32(clamping: timeoutSeconds),
+                    max(8 << 10, c.connectionMemoryLimit))
+            }
+        }
+        guard let daemon else {
+            throw HTTPServerError(message: "cannot listen on \(c.host):\(c.port) (address in use or invalid options)")
+        }
+        return MHDDaemon(raw: daemon, core: core, port: Int(mapvest_mhd_bind_port(daemon)))
+    }
+
+    /// Stops accepting: the listening socket leaves the event loop (closed after `stop()`).
+    func quiesce() {
+        state.withLock { s in
+            guard !s.stopped, s.quiescedSocket < 0 else { return }
+            s.quiescedSocket = MHD_quiesce_daemon(raw)
+        }
+    }
+
+    /// Answers whatever is still suspended, stops the polling threads and closes every connection. Blocking.
+    func stop() {
+        let socket = state.withLock { s -> Int32? in
+            guard !s.stopped else { return nil }
+            s.stopped = true
+            return s.quiescedSocket
+        }
+        guard let socket else { return }
+        core.forceResumeAll()
+        MHD_stop_daemon(raw)
+        if socket >= 0 { close(socket) }
+    }
+
+    /// `stop()` on a dedicated thread: joining MHD's threads never blocks the cooperative pool.
+    func stopOffPool() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread { [self] in
+                self.stop()
+                continuation.resume()
+            }
+            thread.name = "mhd-stop"
+            thread.start()
+        }
+    }
+
+    deinit { stop() }
+}

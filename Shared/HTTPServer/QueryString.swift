@@ -1,0 +1,56 @@
+/// Query-string and percent-decoding helpers (`application/x-www-form-urlencoded` rules).
+public enum QueryString {
+    /// First value per key; keys and values are percent-decoded and `+` becomes a space.
+    /// A key without `=` maps to the empty string.
+    public static func parse(_ raw: Substring) -> [String: String] {
+        var out: [String: String] = [:]
+        for field in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            let key: Substring
+            let value: Substring
+            if let eq = field.firstIndex(of: "=") {
+                key = field[..<eq]
+                value = field[field.index(after: eq)...]
+            } else {
+                key = field
+                value = ""
+            }
+            let k = decode(key, plusAsSpace: true)
+            if out[k] == nil { out[k] = decode(value, plusAsSpace: true) }
+        }
+        return out
+    }
+
+    /// Percent-decodes `s`; malformed escapes are kept as they are; invalid UTF-8 becomes U+FFFD.
+    public static func decode(_ s: Substring, plusAsSpace: Bool = false) -> String {
+        let utf8 = Array(s.utf8)
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(s)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var i = 0
+        while i < utf8.count {
+            let c = utf8[i]
+            if c == UInt8(ascii: "%"), i + 2 < utf8.count, let hi = hex(utf8[i + 1]), let lo = hex(utf8[i + 2]) {
+                bytes.append(hi << 4 | lo)
+                i += 3
+            } else if c == UInt8(ascii: "+") && plusAsSpace {
+                bytes.append(UInt8(ascii: " "))
+                i += 1
+            } else {
+                bytes.append(c)
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Runs blocking `body` on a new dedicated thread (never on the cooperative pool) and returns its result.
+/// For rare operations (admin requests, flush, committed-offset queries); long-lived loops own their thread.
+package func onDedicatedThread<T: Sendable, E: Error>(
+    _ name: String, _ body: @escaping @Sendable () throws(E) -> T
+) async throws(E) -> T {
+    let result: Result<T, E> = await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: Result(catching: body))
+        }
+        thread.name = name
+        thread.start()
+    }
+    return try result.get()
+}
+
+/// Starts a long-lived dedicated thread.
+func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
+}
+
+/// A one-shot event any number of tasks can await; firing it twice is harmless.
+package final class OneShotSignal: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    package init() {}
+
+    package var isFired: Bool { state.withLock { $0.fired } }
+
+    package func fire() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            guard !s.fired else { return [] }
+            s.fired = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once fired. Not cancellable: pair it with `withDeadline` when a bound is needed.
+    package func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.fired { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, clamped to `Int32` for C timeouts.
+    var clampedMilliseconds: Int32 {
+        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(ms, 0))
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// Milliseconds left until this instant (0 when passed), for C timeouts.
+    var remainingMilliseconds: Int32 {
+        let now = ContinuousClock.now
+        return self > now ? (self - now).clampedMilliseconds : 0
+    }
+}

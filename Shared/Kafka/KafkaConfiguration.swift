@@ -1,0 +1,105 @@
+import Foundation
+import Runtime
+
+/// How to reach Kafka and which librdkafka properties to use.
+///
+/// `properties` are passed through to librdkafka unchanged and win over every default below, except the few
+/// settings a client's semantics depend on (a group consumer's manual commits, for example).
+///
+/// Defaults applied when a client is created:
+/// - always: `socket.nagle.disable=true` (librdkafka 2.0.2 predates the Nagle fix);
+/// - producers: `enable.idempotence=true`, `acks=all`;
+/// - development profile (`isDevelopment`, tuned for the mock dev broker): consumers `fetch.wait.max.ms=1`,
+///   `session.timeout.ms=6000`, `heartbeat.interval.ms=2000`, `max.poll.interval.ms=7000`; producers
+///   `linger.ms=0`; everyone `topic.metadata.refresh.interval.ms=2000`.
+public struct KafkaConfiguration: Sendable {
+    /// `bootstrap.servers`: comma-separated `host:port` list.
+    public var brokers: String
+    /// librdkafka properties passed through unchanged (e.g. `security.protocol`, `sasl.mechanisms`).
+    public var properties: [String: String]
+    /// Use the development profile (`MAPVEST_ENV=dev`).
+    public var isDevelopment: Bool
+
+    public init(brokers: String, properties: [String: String] = [:], isDevelopment: Bool = false) {
+        self.brokers = brokers
+        self.properties = properties
+        self.isDevelopment = isDevelopment
+    }
+
+    /// Reads:
+    /// - `KAFKA_BROKERS` (default: the contents of the file named by `KAFKA_BOOTSTRAP_FILE`, else `127.0.0.1:9092`);
+    /// - `KAFKA_CONFIG_<NAME>`: passthrough librdkafka properties (`NAME` lower-cased, `_` → `.`, so
+    ///   `KAFKA_CONFIG_SECURITY_PROTOCOL=ssl` sets `security.protocol=ssl`);
+    /// - `MAPVEST_ENV=dev`: the development profile.
+    public static func fromEnvironment(_ env: Environment) -> KafkaConfiguration {
+        var brokers = env.get("KAFKA_BROKERS")
+        if brokers == nil, let file = env.get("KAFKA_BOOTSTRAP_FILE"),
+            let text = try? String(contentsOfFile: file, encoding: .utf8)
+        {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty { brokers = trimmed }
+        }
+        var properties: [String: String] = [:]
+        for (name, value) in env.withPrefix("KAFKA_CONFIG_") where !name.isEmpty {
+            properties[name.lowercased().replacingOccurrences(of: "_", with: ".")] = value
+        }
+        return KafkaConfiguration(
+            brokers: brokers ?? "127.0.0.1:9092", properties: properties, isDevelopment: env.isDevelopment)
+    }
+
+    /// The kind of librdkafka client a property set is for.
+    package enum Role: Sendable {
+        case producer
+        /// A consumer in a group with manual offset commits.
+        case groupConsumer(groupId: String)
+        /// A consumer with manual assignment and no commits.
+        case reader(groupId: String)
+        /// Admin requests (metadata, topic creation).
+        case admin
+    }
+
+    /// The complete librdkafka property set for a client of `role`.
+    package func librdkafkaProperties(for role: Role) -> [String: String] {
+        var p: [String: String] = ["bootstrap.servers": brokers, "socket.nagle.disable": "true"]
+        if isDevelopment { p["topic.metadata.refresh.interval.ms"] = "2000" }
+        switch role {
+        case .producer:
+            p["enable.idempotence"] = "true"
+            p["acks"] = "all"
+            if isDevelopment { p["linger.ms"] = "0" }
+        case .groupConsumer, .reader:
+            if isDevelopment {
+                p["fetch.wait.max.ms"] = "1"
+                p["session.timeout.ms"] = "6000"
+                p["heartbeat.interval.ms"] = "2000"
+                p["max.poll.interval.ms"] = "7000"
+            }
+        case .admin:
+            break
+        }
+        p.merge(properties) { _, passthrough in passthrough }
+        // Settings the clients' semantics depend on; not overridable.
+        switch role {
+        case .groupConsumer(let groupId):
+            p["group.id"] = groupId
+            p["enable.auto.commit"] = "false"
+            p["enable.auto.offset.store"] = "false"
+            p["auto.offset.reset"] = properties["auto.offset.reset"] ?? "earliest"
+        case .reader(let groupId):
+            p["group.id"] = groupId
+            p["enable.auto.commit"] = "false"
+            p["enable.auto.offset.store"] = "false"
+        case .admin:
+            p["allow.auto.create.topics"] = "false"
+        case .producer:
+            break
+        }
+        return p
+    }
+
+    /// `max.poll.interval.ms` as the consumer will use it.
+    func maxPollInterval(groupId: String) -> Duration {
+        let value = librdkafkaProperties(for: .groupConsumer(groupId: groupId))["max.poll.interval.ms"]
+        return .milliseconds(value.flatMap { Int64($0) } ?? 300_000)
+    }
+}

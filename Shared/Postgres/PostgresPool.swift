@@ -1,0 +1,222 @@
+import CLibPQ
+import Runtime
+
+/// One schema migration: applied once, in version order, by `PostgresPool.migrate`.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    /// Code-owned SQL; may hold several statements. It runs inside the migration transaction, so it must not use
+    /// statements that refuse transactions (`CREATE INDEX CONCURRENTLY`, `VACUUM`) or COMMIT itself.
+    public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// A bounded pool of Postgres sessions. Connections open lazily up to `size`; broken ones are discarded and
+/// replaced; callers wait FIFO for a free one up to `acquireTimeout`. Each connection runs its blocking libpq
+/// calls on its own serial queue.
+public final class PostgresPool: Sendable {
+    private let pool: ConnectionPool<PostgresConnection>
+    private let logger: Logger
+
+    private static let inUse = MetricsRegistry.shared.gauge(
+        "postgres_pool_in_use", help: "Postgres connections currently handed out by pools.")
+
+    private init(pool: ConnectionPool<PostgresConnection>, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// A pool for `url`, a libpq connection URI (`postgres://user:pass@host:port/db?sslmode=…`). The URL is checked
+    /// here; no connection is opened until first use. `connectTimeout` (libpq's whole seconds, at least 2) applies
+    /// unless the URL sets `connect_timeout`.
+    public static func make(
+        url: String, size: Int, logger: Logger, acquireTimeout: Duration = .seconds(5),
+        connectTimeout: Duration = .seconds(3)
+    ) async throws -> PostgresPool {
+        guard size >= 1 else { throw PostgresError(code: .invalidArgument, message: "pool size must be at least 1") }
+        var parseError: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &parseError) else {
+            let message = parseError.map { String(cString: $0) } ?? "invalid connection URL"
+            if let parseError { PQfreemem(parseError) }
+            throw PostgresError(code: .invalidArgument, message: message)
+        }
+        PQconninfoFree(options)
+
+        let logger = logger.with(["component": "postgres"])
+        let hooks = ConnectionPool<PostgresConnection>.Hooks(
+            open: {
+                do {
+                    return try await PostgresConnection.connect(url: url, connectTimeout: connectTimeout)
+                } catch {
+                    logger.warning("postgres connect failed", ["error": .string("\(error)")])
+                    throw error
+                }
+            },
+            isUsable: { await $0.isUsableWhenIdle() },
+            close: { await $0.close() },
+            timeoutError: { PostgresError(code: .poolTimeout, message: "no connection free within \(acquireTimeout)") },
+            closedError: { PostgresError(code: .poolClosed) })
+        let pool = ConnectionPool(capacity: size, acquireTimeout: acquireTimeout, inUse: inUse, hooks: hooks)
+        return PostgresPool(pool: pool, logger: logger)
+    }
+
+    /// Runs one statement on a pooled connection and returns its rows.
+    public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await withConnection { try await $0.query(query) }
+    }
+
+    /// Runs one statement on a pooled connection and returns the number of affected rows.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) async throws -> Int {
+        try await withConnection { try await $0.execute(query) }
+    }
+
+    /// A pooled connection for several statements outside a transaction. A transaction left open by `body` is
+    /// rolled back before the connection goes back.
+    public func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await pool.acquire()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(connection))
+        } catch {
+            result = .failure(error)
+        }
+        await giveBack(connection)
+        return try result.get()
+    }
+
+    /// Runs `body` between BEGIN and COMMIT; ROLLBACK when it throws. When a statement failed inside `body` and the
+    /// error was swallowed, COMMIT rolls back and this throws `transactionRolledBack`. Not retried here: retry the
+    /// whole call when the error `isRetriable` (serialization failures, deadlocks).
+    public func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.simpleQuery("BEGIN")
+            do {
+                let value = try await body(connection)
+                let status = try await connection.command("COMMIT")
+                if status == "ROLLBACK" {
+                    throw PostgresError(code: .transactionRolledBack, message: "COMMIT rolled back a failed transaction")
+                }
+                return value
+            } catch {
+                if connection.sessionState == .inTransaction { _ = try? await connection.command("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// A connection reserved for session-level state such as advisory locks (`pg_advisory_lock`). Afterwards, even
+    /// when `body` throws or is cancelled, an open transaction is rolled back and `SELECT pg_advisory_unlock_all()`
+    /// runs; if that fails the connection is closed instead of returned, which also releases its locks.
+    public func withReservedConnection<T: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await pool.acquire()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(connection))
+        } catch {
+            result = .failure(error)
+        }
+        var clean = false
+        do {
+            if connection.sessionState == .inTransaction { _ = try await connection.command("ROLLBACK") }
+            _ = try await connection.command("SELECT pg_advisory_unlock_all()")
+            clean = connection.sessionState == .idle
+        } catch {
+            logger.warning("closing reserved connection: unlock failed", ["error": .string("\(error)")])
+        }
+        pool.release(connection, reusable: clean)
+        return try result.get()
+    }
+
+    /// Applies `migrations` for one owner schema, each exactly once even when replicas run this concurrently.
+    ///
+    /// In ONE transaction: takes `pg_advisory_xact_lock(hashtextextended('mapvest.migrate.<schema>', 0))`, creates
+    /// the schema if missing and `<schema>.schema_migrations(version, name, applied_at)`, then applies every migration
+    /// whose version is not recorded, in version order, and records it. Creating the schema under the lock avoids the
+    /// catalog race of concurrent `CREATE … IF NOT EXISTS`. `search_path` is `<schema>, public` while migrations run,
+    /// so unqualified names land in the owner schema (qualify them in queries). Any failure rolls back the whole run.
+    /// `schema` must be a lower-case identifier (`[a-z_][a-z0-9_]*`, at most 63 bytes).
+    public func migrate(schema: String, migrations: [Migration]) async throws {
+        guard Self.isPlainIdentifier(schema) else {
+            throw PostgresError(code: .invalidArgument, message: "schema must match [a-z_][a-z0-9_]{0,62}")
+        }
+        let ordered = migrations.sorted { $0.version < $1.version }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where a.version == b.version {
+            throw PostgresError(code: .invalidArgument, message: "duplicate migration version \(a.version)")
+        }
+        let logger = self.logger.with(["db.schema": .string(schema)])
+        let applied = try await transaction { connection -> [Migration] in
+            _ = try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("mapvest.migrate." + schema), 0))")
+            let exists = try await connection.query("SELECT 1 FROM pg_namespace WHERE nspname = \(schema)")
+            if exists.isEmpty { try await connection.simpleQuery("CREATE SCHEMA \"\(schema)\"") }
+            try await connection.simpleQuery(
+                """
+                CREATE TABLE IF NOT EXISTS "\(schema)".schema_migrations (
+                    version integer PRIMARY KEY,
+                    name text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                );
+                SET LOCAL search_path TO "\(schema)", public
+                """)
+            var recorded: [Int: String] = [:]
+            for row in try await connection.query("SELECT version, name FROM \(unescaped: "\"\(schema)\"").schema_migrations") {
+                if let version = row.int("version") { recorded[version] = row.string("name") ?? "" }
+            }
+            var applied: [Migration] = []
+            for migration in ordered {
+                if let name = recorded[migration.version] {
+                    if name != migration.name {
+                        logger.warning(
+                            "recorded migration has another name",
+                            ["db.migration.version": .int(migration.version), "db.migration.name": .string(migration.name)])
+                    }
+                    continue
+                }
+                try await connection.simpleQuery(migration.sql)
+                try await connection.execute(
+                    """
+                    INSERT INTO \(unescaped: "\"\(schema)\"").schema_migrations (version, name)
+                    VALUES (\(migration.version), \(migration.name))
+                    """)
+                applied.append(migration)
+            }
+            return applied
+        }
+        for migration in applied {
+            logger.info(
+                "migration applied",
+                ["db.migration.version": .int(migration.version), "db.migration.name": .string(migration.name)])
+        }
+    }
+
+    /// Fails waiters, closes idle connections; connections in use close when they come back.
+    public func close() async {
+        await pool.close()
+    }
+
+    private func giveBack(_ connection: PostgresConnection) async {
+        if connection.sessionState == .inTransaction {
+            do {
+                _ = try await connection.command("ROLLBACK")
+            } catch {
+                logger.warning("rollback of an abandoned transaction failed", ["error": .string("\(error)")])
+            }
+        }
+        pool.release(connection, reusable: connection.sessionState == .idle)
+    }
+
+    static func isPlainIdentifier(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 63, first == UInt8(ascii: "_") || (97...122).contains(first)
+        else { return false }
+        return bytes.allSatisfy { $0 == UInt8(ascii: "_") || (97...122).contains($0) || (48...57).contains($0) }
+    }
+}

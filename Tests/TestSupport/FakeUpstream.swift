@@ -1,0 +1,105 @@
+import HTTPServer
+import Runtime
+import Synchronization
+
+/// A loopback HTTP server on an ephemeral port whose answers come from a closure, recording every request
+/// it receives. Point a client at `baseURL` to fake OpenRouter, Exa, Expo and the like.
+///
+/// ```swift
+/// let upstream = try FakeUpstream { request in .json(200, ["ok": true]) }
+/// defer { Task { await upstream.shutdown() } }   // or `await upstream.shutdown()` at the end
+/// // … call code configured with upstream.baseURL …
+/// #expect(upstream.requests.first?.headers["Authorization"] == "Bearer test")
+/// ```
+public final class FakeUpstream: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// One request as received.
+    public struct RecordedRequest: Sendable {
+        public var method: String
+        /// Raw path, without the query.
+        public var path: String
+        public var rawQuery: String?
+        /// First value per key, percent-decoded.
+        public var query: [String: String]
+        public var headers: HTTPHeaders
+        public var body: [UInt8]
+        public var remoteAddress: String
+
+        /// The body as UTF-8 text.
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Shared with the server's handler closure.
+    private final class State: Sendable {
+        let handler: Mutex<Handler>
+        let recorded = Mutex<[RecordedRequest]>([])
+        init(_ handler: @escaping Handler) { self.handler = Mutex(handler) }
+    }
+
+    private let server: HTTPServer
+    private let state: State
+    /// The bound port.
+    public let port: Int
+
+    /// Starts listening on 127.0.0.1 at once. Bodies up to `bodyLimit` bytes are accepted (larger → 413).
+    public init(
+        bodyLimit: Int = 32 << 20, logger: Logger = Logger(label: "fake-upstream", level: .warning),
+        _ handler: @escaping Handler
+    ) throws {
+        let state = State(handler)
+        self.state = state
+        let recordingHandler = ClosureHTTPHandler(bodyLimit: bodyLimit) { request in
+            state.recorded.withLock {
+                $0.append(
+                    RecordedRequest(
+                        method: request.method, path: request.path, rawQuery: request.head.rawQuery,
+                        query: request.query, headers: request.headers, body: request.body,
+                        remoteAddress: request.head.remoteAddress))
+            }
+            let current = state.handler.withLock { $0 }
+            return await current(request)
+        }
+        server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: .seconds(30), name: "fake-upstream",
+                shutdownGracePeriod: .seconds(2)),
+            handler: recordingHandler, logger: logger, metrics: MetricsRegistry())
+        try server.start()
+        port = server.port
+    }
+
+    /// Answers every request with `status` and a fixed JSON body.
+    public convenience init(status: Int, json: String) throws {
+        try self.init { _ in .json(status, raw: Array(json.utf8)) }
+    }
+
+    /// `http://127.0.0.1:<port>` (no trailing slash).
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [RecordedRequest] { state.recorded.withLock { $0 } }
+
+    public var lastRequest: RecordedRequest? { state.recorded.withLock { $0.last } }
+
+    public var requestCount: Int { state.recorded.withLock { $0.count } }
+
+    /// Replaces the answering closure (for later requests).
+    public func respond(with handler: @escaping Handler) { state.handler.withLock { $0 = handler } }
+
+    /// Forgets the recorded requests.
+    public func reset() { state.recorded.withLock { $0.removeAll() } }
+
+    /// Waits until at least `count` requests have arrived (for fire-and-forget callers); returns what arrived,
+    /// possibly fewer when `timeout` passes.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(5)) async -> [RecordedRequest] {
+        let deadline = ContinuousClock.now + timeout
+        while requestCount < count && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return requests
+    }
+
+    /// Stops the server (in-flight requests get up to 2 s).
+    public func shutdown() async { await server.shutdown() }
+}
