@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "Briefs", targets: ["Briefs"]),
         .executable(name: "PushDispatcher", targets: ["PushDispatcher"]),
         .executable(name: "DevBroker", targets: ["DevBroker"]),
+        .executable(name: "LoadGen", targets: ["LoadGen"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -72,6 +73,9 @@ let package = Package(
 
         // Dev/test tooling.
         .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
+                          swiftSettings: swiftSettings),
+
+        .executableTarget(name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
                           swiftSettings: swiftSettings),
 
         // Tests.

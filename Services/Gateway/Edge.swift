@@ -7,7 +7,8 @@ import Runtime
 struct Edge: Sendable {
     let tokens: SessionTokens
     let users: UserStore
-    let limiter: GlobalRateLimiter
+    /// Nil when limits are off (dev benchmarks only).
+    let limiter: GlobalRateLimiter?
     let address: ClientAddress
     let logger: Logger
 

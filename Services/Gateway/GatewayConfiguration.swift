@@ -38,6 +38,9 @@ struct GatewayConfiguration: Sendable {
     var returnCodes: Bool
     /// `PUBLIC_API_URL` (http://127.0.0.1:<port>): the base of magic links.
     var publicURL: String
+    /// `GATEWAY_LIMITS=off` turns off the limiter, abuse guard, identify buckets and quota — for benchmarks in dev
+    /// only; ignored in production.
+    var limitsEnabled: Bool
 
     /// The key dev and tests share when `SESSION_SIGNING_KEY` is unset (never accepted in production).
     static let devSigningKey = "mapvest-dev-signing-key-not-for-production-use"
@@ -70,6 +73,7 @@ struct GatewayConfiguration: Sendable {
         freeForeverDomains = list("FREE_FOREVER_EMAIL_DOMAINS")
         returnCodes = env.isDevelopment && env.flag("AUTH_RETURN_CODE")
         publicURL = env.get("PUBLIC_API_URL", default: "http://127.0.0.1:\(port)")
+        limitsEnabled = !(env.isDevelopment && env.get("GATEWAY_LIMITS") == "off")
     }
 
     /// Refuses to start without a strong signing key outside dev.

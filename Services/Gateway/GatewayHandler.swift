@@ -40,8 +40,8 @@ struct GatewayHandler: HTTPHandler {
 
         var caller = edge.caller(head)
         var headers: [(String, String)] = []
-        if !GlobalRateLimiter.isExempt(method: head.method, path: head.path) {
-            let verdict = await edge.limiter.check(caller)
+        if let limiter = edge.limiter, !GlobalRateLimiter.isExempt(method: head.method, path: head.path) {
+            let verdict = await limiter.check(caller)
             headers += verdict.headers
             if let reject = verdict.reject { return done(reject, "limited", headers) }
         }

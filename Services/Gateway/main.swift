@@ -30,12 +30,15 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         logger: logger)
     let identify = IdentifyRoute(
         photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
-        guards: IdentifyGuards(redis: redis, users: users, logger: logger), budget: configuration.budgets.identify,
+        guards: IdentifyGuards(redis: redis, users: users, limitsEnabled: configuration.limitsEnabled, logger: logger), budget: configuration.budgets.identify,
         logger: logger)
+    let budgets = configuration.budgets
     let router = Router(
-        HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route])
+        HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
+            + FindsRoutes(caller: caller, budget: budgets.standard).routes
+            + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route])
     let edge = Edge(
-        tokens: tokens, users: users, limiter: GlobalRateLimiter(redis: redis, logger: logger),
+        tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
     let server = HTTPServer(
         configuration: HTTPServerConfiguration(

@@ -7,32 +7,46 @@ import ServiceKit
 /// Routes Identify's commands to their handlers and publishes their events.
 struct IdentifyCommands: Sendable {
     let identifier: PhotoIdentifier
+    let finds: FindsCommands
+    let effects: SignedInEffects
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
-        case IdentifyPhotoCommand.name:
-            let decoded: IdentifyPhotoCommand
-            do {
-                decoded = try JSONDecoder().decode(IdentifyPhotoCommand.self, from: Data(command.body))
-            } catch {
-                throw CommandDecodingError("identify.photo.v1: \(error)")
-            }
-            let started = ContinuousClock.now
-            let outcome = await identifier.identify(decoded)
-            let response = outcome.response
-            await context.emit(
-                type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
-                key: decoded.userId ?? decoded.deviceId ?? command.correlationId ?? "anonymous",
-                data: IdentifyCompletedEvent(
-                    path: outcome.path.rawValue, modelUsed: response.identification.modelUsed,
-                    latencyMs: Int((ContinuousClock.now - started).inMilliseconds),
-                    detections: response.identification.detected.count, investables: response.investables.count,
-                    publicInvestables: response.investables.filter(\.brand.isPublic).count,
-                    signedIn: decoded.userId != nil))
-            return .json(200, response)
-        default:
-            throw CommandDecodingError("unknown command \(command.name)")
+        case IdentifyPhotoCommand.name: try await identify(decode(command))
+        case ResolveComparableCommand.name: try await identifier.resolveComparable(decode(command))
+        case ListFindsCommand.name: try await finds.list(decode(command))
+        case ReplayFindsCommand.name: try await finds.replay(decode(command))
+        case DexCommand.name: try await finds.dex(decode(command))
+        default: throw CommandDecodingError("unknown command \(command.name)")
         }
+    }
+
+    private func decode<T: Decodable>(_ command: IncomingCommand) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(command.body))
+        } catch {
+            throw CommandDecodingError("\(command.name): \(error)")
+        }
+    }
+
+    private func identify(_ command: IdentifyPhotoCommand) async throws -> Reply {
+        let started = ContinuousClock.now
+        let outcome = await identifier.identify(command)
+        let response = outcome.response
+        if let userId = command.userId, !response.investables.isEmpty {
+            // Never blocks or fails the response.
+            Task { await effects.run(userId: userId, response: response) }
+        }
+        await context.emit(
+            type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
+            key: command.userId ?? command.deviceId ?? "anonymous",
+            data: IdentifyCompletedEvent(
+                path: outcome.path.rawValue, modelUsed: response.identification.modelUsed,
+                latencyMs: Int((ContinuousClock.now - started).inMilliseconds),
+                detections: response.identification.detected.count, investables: response.investables.count,
+                publicInvestables: response.investables.filter(\.brand.isPublic).count,
+                signedIn: command.userId != nil))
+        return .json(200, response)
     }
 }

@@ -116,3 +116,27 @@ public struct IdentifyPhotoCommand: Codable, Sendable, Equatable {
         self.deviceId = deviceId
     }
 }
+
+/// `POST /v1/resolve-comparable` body, and the command Identify answers it with.
+public struct ResolveComparableCommand: Codable, Sendable, Equatable {
+    public static let name = "identify.resolve-comparable.v1"
+    public var brand: String
+    public var hintSector: String?
+
+    public init(brand: String, hintSector: String?) {
+        self.brand = brand
+        self.hintSector = hintSector
+    }
+}
+
+public struct ResolveComparableResponse: Codable, Sendable, Equatable {
+    public var brand: Brand
+    public var comparables: [Comparable]
+    public var etfs: [EtfExposure]
+
+    public init(brand: Brand, comparables: [Comparable], etfs: [EtfExposure]) {
+        self.brand = brand
+        self.comparables = comparables
+        self.etfs = etfs
+    }
+}

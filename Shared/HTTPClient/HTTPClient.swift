@@ -1,7 +1,8 @@
 import Runtime
 
-/// An HTTP/1.1 client on one libcurl multi handle driven by a dedicated thread: many concurrent requests,
-/// connection reuse per host, never a blocked cooperative thread. Task cancellation removes the transfer promptly.
+/// An HTTP client on one libcurl multi handle driven by a dedicated thread: many concurrent requests,
+/// connection reuse per host (HTTP/1.1; HTTP/2 over TLS when the server offers it), TLS peers verified,
+/// `http`/`https` only, never a blocked cooperative thread. Task cancellation removes the transfer promptly.
 public final class HTTPClient: Sendable {
     private let driver: CurlDriver
     private let logger: Logger

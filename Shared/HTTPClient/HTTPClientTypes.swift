@@ -86,7 +86,8 @@ public struct HTTPClientError: Error, CustomStringConvertible, CustomDebugString
     let path: String
     let detail: String
 
-    init(kind: Kind, code: Int = 0, method: String, url: String, detail: String) {
+    /// `url` is reduced to host and path at once; `detail` shows only in `debugDescription`.
+    public init(kind: Kind, code: Int = 0, method: String = "GET", url: String = "", detail: String = "") {
         self.kind = kind
         self.code = code
         self.method = method

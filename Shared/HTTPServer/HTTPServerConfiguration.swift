@@ -1,6 +1,6 @@
 /// How an `HTTPServer` listens and bounds its connections.
 public struct HTTPServerConfiguration: Sendable {
-    /// A literal IPv4 or IPv6 address (or `localhost`). Default `0.0.0.0`.
+    /// A literal IPv4 or IPv6 address (or `localhost`); `::` listens on IPv6 and IPv4. Default `0.0.0.0`.
     public var host: String
     /// 0 picks an ephemeral port; `HTTPServer.port` tells which after `start()`.
     public var port: Int

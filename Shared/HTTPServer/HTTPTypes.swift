@@ -146,6 +146,10 @@ public struct HTTPResponse: Sendable {
     }
 }
 
+/// A response can be thrown, or be the failure of a `Result`, to short-circuit a handler with an answer
+/// (`Result<Body, HTTPResponse>` for decoding, guards that answer 401/429).
+extension HTTPResponse: Error {}
+
 /// What to do with a request once its headers are known.
 public enum HeadDecision: Sendable {
     /// Answer now; the body is never read (a pending body closes the connection after the answer).

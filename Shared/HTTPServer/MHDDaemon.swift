@@ -29,7 +29,7 @@ final class MHDDaemon: @unchecked Sendable {
         let ipv6 = host.contains(":")
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         flags |= MHD_is_feature_supported(.FEATURE_EPOLL) == .YES ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
-        if ipv6 { flags |= MHD_USE_IPv6.rawValue }
+        if ipv6 { flags |= (host == "::" ? MHD_USE_DUAL_STACK : MHD_USE_IPv6).rawValue }
 
         var storage = sockaddr_storage()
         let parsed = withUnsafeMutableBytes(of: &storage) { buffer -> Bool in
@@ -85,6 +85,12 @@ final class MHDDaemon: @unchecked Sendable {
         }
         guard let socket else { return }
         core.forceResumeAll()
+        // Let MHD's threads deliver the forced answers (a resume is only a flag until they run).
+        var waited = 0
+        while core.activeRequests.load(ordering: .relaxed) > 0 && waited < 200 {
+            usleep(1000)
+            waited += 1
+        }
         MHD_stop_daemon(raw)
         if socket >= 0 { close(socket) }
     }

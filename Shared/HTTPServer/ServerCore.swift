@@ -73,7 +73,7 @@ final class ServerCore: Sendable {
         var forcing = false
     }
     private let suspended = Mutex(Suspended())
-    /// Index 0 for out-of-range statuses, 1...5 for 1xx...5xx.
+    /// 2xx, 3xx, 4xx, 5xx.
     private let statusCounters: [Counter]
     private let duration: Histogram
 
@@ -82,7 +82,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.oversizeDiscardLimit = oversizeDiscardLimit
         let help = "HTTP responses sent, by status class."
-        self.statusCounters = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"].map {
+        self.statusCounters = ["2xx", "3xx", "4xx", "5xx"].map {
             metrics.counter("http_requests_total", help: help, labels: ["status_class": $0])
         }
         self.duration = metrics.histogram(
@@ -289,13 +289,9 @@ final class ServerCore: Sendable {
 
     private func queue(_ ctx: RequestContext, _ response: HTTPResponse, close: Bool) -> MHD_Result {
         ctx.phase = .done
-        let status = (100...599).contains(response.status) ? response.status : 500
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let mhdResponse = created else { return .NO }
-        defer { MHD_destroy_response(mhdResponse) }
+        // A final response: 1xx and out-of-range statuses are handler bugs.
+        let status = (200...599).contains(response.status) ? response.status : 500
+        guard let mhdResponse = MHDResponse(body: response.body) else { return .NO }
         let closing = close || draining.load(ordering: .relaxed)
         for (name, value) in response.headers {
             if HeaderName.equal(name, "Content-Length") || HeaderName.equal(name, "Transfer-Encoding") { continue }
@@ -304,11 +300,11 @@ final class ServerCore: Sendable {
                 logger.warning("invalid response header dropped", ["http.header": .string(name)])
                 continue
             }
-            _ = MHD_add_response_header(mhdResponse, name, value)
+            mhdResponse.add(name, value)
         }
-        if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
-        let result = MHD_queue_response(ctx.connection, UInt32(status), mhdResponse)
-        statusCounters[status / 100].increment()
+        if closing { mhdResponse.add("Connection", "close") }
+        let result = MHD_queue_response(ctx.connection, UInt32(status), mhdResponse.raw)
+        statusCounters[status / 100 - 2].increment()
         duration.observe(since: ctx.start)
         return result
     }
@@ -319,6 +315,25 @@ final class ServerCore: Sendable {
         for c in value.utf8 where c == 13 || c == 10 || c == 0 { return false }
         return true
     }
+}
+
+/// Owns one `MHD_Response`. Queueing takes MHD's own reference, so this one is released right after.
+final class MHDResponse {
+    let raw: OpaquePointer
+
+    /// Copies `body` (`MHD_RESPMEM_MUST_COPY`); nil when MHD cannot allocate.
+    init?(body: [UInt8]) {
+        let created = body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return nil }
+        raw = created
+    }
+
+    func add(_ name: String, _ value: String) { _ = MHD_add_response_header(raw, name, value) }
+
+    deinit { MHD_destroy_response(raw) }
 }
 
 extension String {

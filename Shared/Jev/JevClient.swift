@@ -93,7 +93,7 @@ public struct JevClient: Sendable {
             var timeout = attemptTimeout
             if let deadline {
                 let left = deadline - ContinuousClock.now
-                guard left > .milliseconds(1) else {
+                guard left >= .milliseconds(10) else {  // less is not worth a request
                     result = .failure(.timeout)
                     break
                 }
@@ -192,7 +192,8 @@ public struct JevClient: Sendable {
         do {
             response = try await http.execute(request)
         } catch {
-            return .failure(error.kind == .timeout ? .timeout : .network)
+            // A cancelled caller has run out of budget: report it as a timeout.
+            return .failure(error.kind == .timeout || error.kind == .cancelled ? .timeout : .network)
         }
         switch response.status {
         case 200..<300:

@@ -48,7 +48,7 @@ public struct ChatJSONResult<Value: Sendable>: Sendable {
 
 /// Why one model of the cascade did not count. Never carries prompt or content text.
 public struct ChatModelFailure: Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: Sendable, Equatable {
+    public enum Reason: Error, Sendable, Equatable {
         case httpStatus(Int)
         case timeout
         case network

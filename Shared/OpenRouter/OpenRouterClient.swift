@@ -64,7 +64,8 @@ public struct OpenRouterClient: Sendable {
         accept: @Sendable (T) -> Bool = { _ in true }
     ) async -> ChatJSONOutcome<T> {
         guard let apiKey else {
-            logger.warning("openrouter call skipped: OPENROUTER_API_KEY is not set", ["openrouter.feature": .string(feature)])
+            logger.debug(
+                "openrouter call skipped: OPENROUTER_API_KEY is not set", ["openrouter.feature": .string(feature)])
             return .noAPIKey
         }
         var failures: [ChatModelFailure] = []
@@ -72,7 +73,7 @@ public struct OpenRouterClient: Sendable {
             var timeout = timeoutPerModel
             if let deadline {
                 let left = deadline - ContinuousClock.now
-                guard left > .milliseconds(1) else {
+                guard left >= .milliseconds(10) else {  // less is not worth a request
                     failures += models[index...].map { ChatModelFailure(model: $0, reason: .deadlineExceeded) }
                     break
                 }
@@ -104,7 +105,10 @@ public struct OpenRouterClient: Sendable {
         }
         logger.warning(
             "openrouter cascade failed",
-            ["openrouter.feature": .string(feature), "openrouter.failures": .string(failures.map(\.description).joined(separator: ", "))])
+            [
+                "openrouter.feature": .string(feature),
+                "openrouter.failures": .string(failures.map(\.description).joined(separator: ", ")),
+            ])
         return .allModelsFailed(failures)
     }
 
@@ -135,7 +139,7 @@ public struct OpenRouterClient: Sendable {
         do {
             response = try await http.execute(request)
         } catch {
-            return .failure(error.kind == .timeout ? .timeout : .network)
+            return .failure(error.kind == .timeout || error.kind == .cancelled ? .timeout : .network)
         }
         guard (200..<300).contains(response.status) else { return .failure(.httpStatus(response.status)) }
         guard let decoded = try? JSONDecoder().decode(ChatResponseBody.self, from: Data(response.body)) else {

@@ -69,8 +69,9 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Opens a session (blocking connect on a new serial queue). `connectTimeout` applies unless the URL sets
-    /// `connect_timeout`. The session uses UTF-8 and `DateStyle=ISO`.
-    static func connect(url: String, connectTimeout: Duration) async throws -> PostgresConnection {
+    /// `connect_timeout`; TCP keepalives notice a dead peer within about a minute unless the URL sets `keepalives_*`.
+    /// The session uses UTF-8 and `DateStyle=ISO`.
+    static func make(url: String, connectTimeout: Duration) async throws -> PostgresConnection {
         let queue = DispatchQueue(label: "mapvest.postgres.connection")
         let seconds = max(2, connectTimeout.components.seconds + (connectTimeout.components.attoseconds > 0 ? 1 : 0))
         let handle: PGHandle = try await withCheckedThrowingContinuation { continuation in
@@ -82,9 +83,12 @@ public final class PostgresConnection: Sendable {
     }
 
     private static func openHandle(url: String, connectTimeoutSeconds: Int64) throws -> PGHandle {
-        // Later keywords win: the URL may override the timeout and application name, never the encoding.
-        let keywords = ["connect_timeout", "fallback_application_name", "dbname", "client_encoding"]
-        let values = [String(connectTimeoutSeconds), ProcessInfo.processInfo.processName, url, "UTF8"]
+        // Later keywords win: the URL may override the timeouts and application name, never the encoding.
+        let keywords = [
+            "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "fallback_application_name",
+            "dbname", "client_encoding",
+        ]
+        let values = [String(connectTimeoutSeconds), "30", "10", "3", ProcessInfo.processInfo.processName, url, "UTF8"]
         let copies = (keywords + values).map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { $0.map { UnsafePointer($0) } }
@@ -97,6 +101,9 @@ public final class PostgresConnection: Sendable {
             PQfinish(conn)
             throw PostgresError(code: .connectionFailed, message: message)
         }
+        // libpq prints notices (and errors that arrive while idle) to stderr by default, which would break the
+        // JSON log lines and could leak values: drop them.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
         let handle = PGHandle(raw: conn)
         let dateStyle = PQparameterStatus(conn, "DateStyle").map { String(cString: $0) } ?? ""
         if !dateStyle.hasPrefix("ISO") {
@@ -135,18 +142,26 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Whether an idle connection is still fine: its socket is quiet (a non-blocking poll), or whatever arrived
-    /// (a notice, a shutdown message, EOF) leaves it healthy once consumed on its queue.
+    /// (a notice, a parameter change) leaves it healthy once consumed on its queue. A terminated backend sends an
+    /// error and then EOF, which libpq only sees on a later read, hence the loop.
     func isUsableWhenIdle() async -> Bool {
         guard sessionState == .idle else { return false }
-        var pfd = pollfd(fd: handle.socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, 0)
-        if ready == 0 { return true }
+        if !Self.readable(handle.socket) { return true }
         let handle = self.handle
-        let usable: Bool? = try? await onQueue { _ in
-            guard let raw = handle.raw, PQconsumeInput(raw) != 0 else { return false }
-            return PQstatus(raw) == CONNECTION_OK && PQtransactionStatus(raw) == PQTRANS_IDLE
+        let usable: Bool? = try? await onQueue { raw in
+            for _ in 0..<4 {
+                guard PQconsumeInput(raw) != 0, PQstatus(raw) == CONNECTION_OK else { return false }
+                if !Self.readable(handle.socket) { return PQtransactionStatus(raw) == PQTRANS_IDLE }
+            }
+            return false
         }
         return usable ?? false
+    }
+
+    /// A zero-timeout poll: never blocks.
+    private static func readable(_ socket: Int32) -> Bool {
+        var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) != 0
     }
 
     /// Closes the session on its queue.

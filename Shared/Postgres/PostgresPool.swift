@@ -51,7 +51,7 @@ public final class PostgresPool: Sendable {
         let hooks = ConnectionPool<PostgresConnection>.Hooks(
             open: {
                 do {
-                    return try await PostgresConnection.connect(url: url, connectTimeout: connectTimeout)
+                    return try await PostgresConnection.make(url: url, connectTimeout: connectTimeout)
                 } catch {
                     logger.warning("postgres connect failed", ["error": .string("\(error)")])
                     throw error

@@ -7,6 +7,8 @@ import Foundation
 ///
 /// Supported values: `String`, `Int`, `Int64`, `Int32`, `Double`, `Bool`, `Date` (timestamptz), `PostgresJSON`
 /// (jsonb), `[UInt8]` (bytea), `[String]` (text[]), and optionals of all of these (nil binds NULL).
+/// `Int` binds as int8 (use `Int32` for functions that only take int4); `String` lets the server infer its type,
+/// so it also fills uuid, enum and varchar parameters.
 /// `\(unescaped: "schema_name")` splices text into the SQL itself: only for identifiers written in code.
 public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable {
     public var sql: String
@@ -81,6 +83,7 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable {
 /// One bind parameter: its value (text form, binary for bytea, or NULL) and its type OID
 /// (0 lets the server infer the type from context, which `String` uses so it can fill uuid, enum or varchar).
 public struct PostgresBind: Sendable, Hashable {
+    /// How the value travels: text input format, binary (bytea only), or NULL.
     public enum Value: Sendable, Hashable {
         case null
         case text(String)

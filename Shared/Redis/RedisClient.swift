@@ -46,7 +46,7 @@ public final class RedisClient: Sendable {
         let hooks = ConnectionPool<RedisConnection>.Hooks(
             open: {
                 do {
-                    return try await RedisConnection.connect(endpoint, timeout: commandTimeout)
+                    return try await RedisConnection.make(endpoint, timeout: commandTimeout)
                 } catch {
                     logger.warning("redis connect failed", ["error": .string("\(error)")])
                     throw error

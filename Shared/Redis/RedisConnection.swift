@@ -69,7 +69,7 @@ final class RedisConnection: Sendable {
     var isBroken: Bool { broken.load(ordering: .acquiring) }
 
     /// Connects within `timeout`, sets it as the socket timeout for every later call, then runs AUTH and SELECT.
-    static func connect(_ endpoint: RedisEndpoint, timeout: Duration) async throws -> RedisConnection {
+    static func make(_ endpoint: RedisEndpoint, timeout: Duration) async throws -> RedisConnection {
         let queue = DispatchQueue(label: "mapvest.redis.connection")
         let handle: RedisContextHandle = try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try open(endpoint, timeout: timeout) }) }

@@ -310,7 +310,7 @@ import Testing
             }
         }
         let pid = try #require(try await pool.query("SELECT pg_backend_pid() AS pid").first?.int("pid"))
-        _ = try await admin.query("SELECT pg_terminate_backend(\(pid))")
+        _ = try await admin.query("SELECT pg_terminate_backend(\(Int32(pid)))")
         try await Task.sleep(for: .milliseconds(100))
         let newPid = try await pool.query("SELECT pg_backend_pid() AS pid").first?.int("pid")
         #expect(newPid != nil && newPid != pid)

@@ -15,7 +15,7 @@ enum PG {
 
     /// A fresh schema name that is a valid identifier.
     static func schemaName(_ prefix: String) -> String {
-        TestEnvironment.uniqueName(prefix).replacingOccurrences(of: "-", with: "_")
+        "mvt_" + TestEnvironment.uniqueName(prefix).replacingOccurrences(of: "-", with: "_")
     }
 
     /// A pool plus a fresh schema, dropped afterwards.

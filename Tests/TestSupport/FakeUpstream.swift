@@ -44,7 +44,7 @@ public final class FakeUpstream: Sendable {
 
     /// Starts listening on 127.0.0.1 at once. Bodies up to `bodyLimit` bytes are accepted (larger → 413).
     public init(
-        bodyLimit: Int = 32 << 20, logger: Logger = Logger(label: "fake-upstream", level: .warning),
+        bodyLimit: Int = 32 << 20, logger: Logger = Logger(label: "fake-upstream", level: .error),
         _ handler: @escaping Handler
     ) throws {
         let state = State(handler)
@@ -63,7 +63,7 @@ public final class FakeUpstream: Sendable {
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: .seconds(30), name: "fake-upstream",
-                shutdownGracePeriod: .seconds(2)),
+                shutdownGracePeriod: .milliseconds(500)),
             handler: recordingHandler, logger: logger, metrics: MetricsRegistry())
         try server.start()
         port = server.port
@@ -100,6 +100,6 @@ public final class FakeUpstream: Sendable {
         return requests
     }
 
-    /// Stops the server (in-flight requests get up to 2 s).
+    /// Stops the server; requests still in flight after 500 ms are answered 503.
     public func shutdown() async { await server.shutdown() }
 }

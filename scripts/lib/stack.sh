@@ -83,7 +83,7 @@ stack_start() {
     REDIS_URL="redis://127.0.0.1:$rport"
     export REDIS_URL
   fi
-  stack_log "broker $KAFKA_BROKERS · postgres ${POSTGRES_URL%%@*}@… · redis $REDIS_URL"
+  stack_log "broker $KAFKA_BROKERS · postgres ${POSTGRES_URL##*@} · redis $REDIS_URL"
 }
 
 # Stops what stack_start started under STACK_DIR.

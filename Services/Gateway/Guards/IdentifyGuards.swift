@@ -16,6 +16,8 @@ struct IdentifyGuards: Sendable {
 
     let redis: RedisClient
     let users: UserStore
+    /// False only in dev benchmarks (`GATEWAY_LIMITS=off`): then only the device-id rule applies.
+    let limitsEnabled: Bool
     let logger: Logger
 
     /// Slides a one-minute window per key with the server's clock and returns the largest count.
@@ -36,6 +38,10 @@ struct IdentifyGuards: Sendable {
 
     func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)]) {
         let userId = caller.session?.userId
+        guard limitsEnabled else {
+            let anonymous = userId == nil && caller.deviceId == nil
+            return (anonymous ? .error(400, "X-Device-Id header required for anonymous requests") : nil, [])
+        }
         // 3. Abuse.
         var abuseKeys = ["mapvest:abuse:ip:" + caller.clientIP]
         if let userId { abuseKeys.append("mapvest:abuse:u:" + userId) }

@@ -1,5 +1,6 @@
 import Contracts
 import Crypto
+import Finance
 import Foundation
 import Geo
 import Messaging
@@ -60,5 +61,32 @@ extension JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return encoder
+    }
+}
+
+extension FindsCommands {
+    /// `GET /v1/dex`: derived on read from up to 200 journal rows; nothing stored.
+    func dex(_ command: DexCommand) async throws -> Reply {
+        let rows = try await store.rows(userId: command.userId, limit: 200)
+        var counts = RarityCounts()
+        var tickers: [String] = []
+        var tiles = Set<String>()
+        for (find, tile) in rows {
+            switch find.rarity ?? .legendary {
+            case .common: counts.common += 1
+            case .uncommon: counts.uncommon += 1
+            case .rare: counts.rare += 1
+            case .legendary: counts.legendary += 1
+            }
+            if let effective = RarityClassifier.effectiveTicker(ticker: find.ticker, comparable: find.comparable) {
+                tickers.append(effective)
+            }
+            if let tile { tiles.insert(tile) }
+        }
+        return .json(
+            200,
+            DexResponse(
+                sectors: DexSectors.compute(effectiveTickers: tickers), tilesVisited: tiles.count,
+                totalFinds: rows.count, rarityCounts: counts))
     }
 }

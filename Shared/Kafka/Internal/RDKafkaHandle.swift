@@ -32,7 +32,7 @@ final class RDKafkaHandle: @unchecked Sendable {
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
                 throw KafkaError(
-                    code: .invalidArgument, detail: "property \(name): " + String(cString: errorText),
+                    code: .invalidArgument, detail: "property \(name): " + cBufferString(errorText),
                     isRetriable: false)
             }
         }
@@ -43,7 +43,7 @@ final class RDKafkaHandle: @unchecked Sendable {
         guard let rk = rd_kafka_new(kind, conf, &errorText, errorText.count) else {
             // rd_kafka_new takes ownership of conf only on success.
             rd_kafka_conf_destroy(conf)
-            throw KafkaError(code: .invalidArgument, detail: String(cString: errorText), isRetriable: false)
+            throw KafkaError(code: .invalidArgument, detail: cBufferString(errorText), isRetriable: false)
         }
         return RDKafkaHandle(raw: rk, context: context, kind: kind)
     }
@@ -57,7 +57,7 @@ final class RDKafkaHandle: @unchecked Sendable {
         var text = [CChar](repeating: 0, count: 512)
         let code = rd_kafka_fatal_error(raw, &text, text.count)
         guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-        return KafkaError(code: KafkaError.Code(rawValue: code.rawValue), detail: String(cString: text),
+        return KafkaError(code: KafkaError.Code(rawValue: code.rawValue), detail: cBufferString(text),
                           isRetriable: false, isFatal: true)
     }
 }
@@ -123,7 +123,7 @@ private let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<
             var text = [CChar](repeating: 0, count: 512)
             let underlying = rd_kafka_fatal_error(rk, &text, text.count)
             error = KafkaError(
-                code: KafkaError.Code(rawValue: underlying.rawValue), detail: String(cString: text), isRetriable: false,
+                code: KafkaError.Code(rawValue: underlying.rawValue), detail: cBufferString(text), isRetriable: false,
                 isFatal: true)
         }
         if let hook = context.errorHook {
@@ -179,4 +179,10 @@ final class RDKafkaTopicPartitionList {
             return (TopicPartition(topic: topic, partition: e.partition), e.offset, e.err)
         }
     }
+}
+
+/// The NUL-terminated text in a C error buffer.
+func cBufferString(_ buffer: [CChar]) -> String {
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -1,0 +1,149 @@
+import CRdKafka
+import Foundation
+import Runtime
+import Synchronization
+
+/// Reads one partition without a consumer group (manual assignment, no commits), from the partition's end as of
+/// startup: for per-instance reply topics. A dedicated thread polls and feeds `messages`.
+///
+/// The end offset is resolved explicitly (high watermark) before the assignment, so everything produced after
+/// `waitUntilReady` returns is read.
+public final class KafkaPartitionReader: Sendable {
+    /// Received messages, in offset order. Iterate it from one task only. It finishes after `close()`.
+    public let messages: AsyncStream<KafkaMessage>
+    private let core: ReaderCore
+
+    private init(messages: AsyncStream<KafkaMessage>, core: ReaderCore) {
+        self.messages = messages
+        self.core = core
+    }
+
+    /// Creates the reader and starts positioning it at the partition's end (non-blocking); see `waitUntilReady`.
+    public static func make(configuration: KafkaConfiguration, topic: String, partition: Int32, logger: Logger) throws
+        -> KafkaPartitionReader
+    {
+        let logger = logger.with(["kafka.topic": .string(topic), "kafka.partition": .int(Int(partition))])
+        let groupId = "mapvest.reader.\(UInt64.random(in: 0...UInt64.max))"
+        let handle = try RDKafkaHandle.make(
+            kind: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .reader(groupId: groupId)),
+            context: CallbackContext(logger: logger))
+        rd_kafka_poll_set_consumer(handle.raw)
+        guard let queue = RDKafkaQueue(consumerQueueOf: handle) else {
+            throw KafkaError(code: .state, detail: "no consumer queue", isRetriable: false)
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self)
+        let core = ReaderCore(
+            handle: handle, queue: queue, topic: topic, partition: partition, continuation: continuation,
+            logger: logger)
+        startThread("kafka-reader-poll") { [core] in core.pollLoop() }
+        return KafkaPartitionReader(messages: stream, core: core)
+    }
+
+    deinit {
+        core.requestStop()
+    }
+
+    /// Returns once the reader is positioned at the end offset; throws when `timeout` passes first or the reader
+    /// was closed.
+    public func waitUntilReady(timeout: Duration) async throws {
+        let ready = core.ready
+        let done = await withDeadline(timeout) { () -> Bool in
+            await ready.wait()
+            return true
+        }
+        guard done == true, core.startOffset != nil else {
+            throw KafkaError(code: .timedOut, detail: "partition reader not positioned")
+        }
+    }
+
+    /// The offset reading started from, once positioned.
+    public var startOffset: Int64? { core.startOffset }
+
+    /// Stops the poll thread and finishes `messages`. Idempotent; does not block.
+    public func close() {
+        core.requestStop()
+    }
+
+    /// Returns after the poll thread has closed the consumer.
+    public func closed() async {
+        await core.stopped.wait()
+    }
+}
+
+final class ReaderCore: Sendable {
+    private let handle: RDKafkaHandle
+    private let queue: RDKafkaQueue
+    private let topic: String
+    private let partition: Int32
+    private let continuation: AsyncStream<KafkaMessage>.Continuation
+    private let logger: Logger
+    private let stopRequested = Atomic<Bool>(false)
+    private let position = Mutex<Int64?>(nil)
+    let ready = OneShotSignal()
+    let stopped = OneShotSignal()
+
+    init(
+        handle: RDKafkaHandle, queue: RDKafkaQueue, topic: String, partition: Int32,
+        continuation: AsyncStream<KafkaMessage>.Continuation, logger: Logger
+    ) {
+        self.handle = handle
+        self.queue = queue
+        self.topic = topic
+        self.partition = partition
+        self.continuation = continuation
+        self.logger = logger
+    }
+
+    var startOffset: Int64? { position.withLock { $0 } }
+
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        queue.wake()
+    }
+
+    private var stopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    func pollLoop() {
+        let rk = handle.raw
+        defer {
+            _ = rd_kafka_consumer_close(rk)
+            continuation.finish()
+            ready.fire()
+            stopped.fire()
+        }
+        var low: Int64 = 0
+        var high: Int64 = 0
+        var attempts = 0
+        while !stopping {
+            let result = rd_kafka_query_watermark_offsets(rk, topic, partition, &low, &high, 1000)
+            if result == RD_KAFKA_RESP_ERR_NO_ERROR { break }
+            attempts += 1
+            if attempts % 20 == 1 {
+                logger.warning("kafka reader cannot resolve end offset yet", ["error": .string(KafkaError(result).description)])
+            }
+            usleep(100_000)
+        }
+        guard !stopping else { return }
+        let list = RDKafkaTopicPartitionList([(TopicPartition(topic: topic, partition: partition), high)])
+        let assigned = rd_kafka_assign(rk, list.raw)
+        guard assigned == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            logger.error("kafka reader assign failed", ["error": .string(KafkaError(assigned).description)])
+            return
+        }
+        position.withLock { $0 = high }
+        ready.fire()
+        logger.debug("kafka reader positioned", ["kafka.offset": .int(Int(high))])
+        while !stopping {
+            guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
+            defer { rd_kafka_message_destroy(message) }
+            let err = message.pointee.err
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let received = KafkaMessage(copying: message)
+                KafkaMetrics.consumedCounter(received.topic).increment()
+                continuation.yield(received)
+            } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                logger.warning("kafka reader error", ["error": .string(KafkaError(err).description)])
+            }
+        }
+    }
+}

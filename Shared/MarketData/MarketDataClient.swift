@@ -1,0 +1,200 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Contracts
+import HTTPClient
+import Runtime
+import Synchronization
+
+/// The one place that picks market-data upstreams and normalizes their answers (CONTRACT.md §k.4).
+///
+/// Quotes: the primary provider (Massive by default), then Yahoo only when configured as the fallback. A Massive
+/// primary without a key is skipped (logged once). Answers, empty ones included, are cached 30 s per symbol and
+/// concurrent callers for a symbol share one upstream request. History comes from Yahoo's chart endpoint (cached
+/// 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
+/// learn which upstream answered only through `Quote.provider`. Keys never appear in URLs or logs.
+public final class MarketDataClient: Sendable {
+    public let configuration: MarketDataConfiguration
+    private let http: HTTPClient
+    private let logger: Logger
+    private let quotes: SingleFlightCache<Quote?>
+    private let histories: SingleFlightCache<[HistoryPoint]?>
+    private let headlines: SingleFlightCache<[NewsItem]?>
+    private let reportedMassiveUnusable = Atomic<Bool>(false)
+
+    public init(
+        configuration: MarketDataConfiguration, http: HTTPClient = .shared,
+        logger: Logger = Logger(label: "market-data")
+    ) {
+        self.configuration = configuration
+        self.http = http
+        self.logger = logger
+        self.quotes = SingleFlightCache(ttl: configuration.quoteTTL)
+        self.histories = SingleFlightCache(ttl: configuration.historyTTL)
+        self.headlines = SingleFlightCache(ttl: configuration.newsTTL)
+    }
+
+    /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
+    public static func fromEnvironment(
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "market-data")
+    ) -> MarketDataClient {
+        MarketDataClient(configuration: .fromEnvironment(env), http: http, logger: logger)
+    }
+
+    /// The quote for `symbol` (trimmed, upper-cased, validated), or nil when the symbol is invalid or no
+    /// provider had one.
+    public func quote(_ symbol: String) async -> Quote? {
+        guard let sym = MarketSymbol.normalize(symbol) else { return nil }
+        return await quotes.value(for: sym) { [self] in await fetchQuote(sym) }
+    }
+
+    /// Closes for `symbol` from Yahoo's chart endpoint, oldest first; nil when invalid, failed or fewer than two
+    /// points. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as Yahoo requires.
+    public func history(
+        _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
+    ) async -> [HistoryPoint]? {
+        guard let sym = MarketSymbol.normalize(symbol) else { return nil }
+        let range: HistoryPeriod =
+            interval == .fifteenMinutes && period != .fiveDays && period != .oneMonth ? .fiveDays : period
+        let key = "\(sym)::\(range.rawValue)::\(interval.rawValue)"
+        return await histories.value(for: key) { [self] in await fetchHistory(sym, range: range, interval: interval) }
+    }
+
+    /// Up to `limit` (1…25, default 6) headlines for `ticker`, newest first, from Massive reference news.
+    /// An invalid ticker, a missing Massive key or an upstream failure gives no items and `provider: "error"`.
+    public func news(_ ticker: String, limit: Int = 6) async -> MarketNews {
+        guard let sym = MarketSymbol.normalize(ticker) else { return MarketNews(items: [], provider: "error") }
+        let cap = min(max(limit, 1), 25)
+        let items = await headlines.value(for: sym, keep: { $0 != nil }) { [self] in await fetchNews(sym) }
+        guard let items else { return MarketNews(items: [], provider: "error") }
+        return MarketNews(items: Array(items.prefix(cap)), provider: MarketDataProvider.massive.rawValue)
+    }
+
+    /// Providers tried for a quote, in order.
+    var quoteProviders: [MarketDataProvider] {
+        var list: [MarketDataProvider] = []
+        if isUsable(configuration.primary) { list.append(configuration.primary) }
+        if let fallback = configuration.fallback, fallback != configuration.primary, isUsable(fallback) {
+            list.append(fallback)
+        }
+        return list
+    }
+
+    // MARK: - Fetching
+
+    private func isUsable(_ provider: MarketDataProvider) -> Bool {
+        switch provider {
+        case .yahoo: return true
+        case .massive:
+            if configuration.massiveAPIKey != nil { return true }
+            reportMassiveUnusable()
+            return false
+        }
+    }
+
+    private func reportMassiveUnusable() {
+        guard !reportedMassiveUnusable.exchange(true, ordering: .relaxed) else { return }
+        let fallback = configuration.fallback == .yahoo ? "yahoo" : "none"
+        logger.warning(
+            "market data: Massive is configured but MASSIVE_API_KEY is not set; Massive is skipped",
+            ["market.primary": .string(configuration.primary.rawValue), "market.fallback": .string(fallback)])
+    }
+
+    private func fetchQuote(_ sym: String) async -> Quote? {
+        for provider in quoteProviders {
+            let quote: Quote?
+            switch provider {
+            case .yahoo:
+                let body = await get(
+                    provider: .yahoo, kind: "quote",
+                    url:
+                        "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))?interval=1d&range=1d"
+                )
+                quote = body.flatMap { YahooChart.quote(from: $0, symbol: sym) }
+            case .massive:
+                let body = await get(
+                    provider: .massive, kind: "quote",
+                    url:
+                        "\(base(configuration.massiveBaseURL))/v2/snapshot/locale/us/markets/stocks/tickers/\(MarketSymbol.percentEncoded(sym))"
+                )
+                quote = body.flatMap {
+                    MassiveSnapshot.quote(from: $0, symbol: sym, freshness: configuration.massiveFreshness)
+                }
+            }
+            if let quote { return quote }
+        }
+        return nil
+    }
+
+    private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> [HistoryPoint]? {
+        let url =
+            "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
+            + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
+        return await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.history(from:))
+    }
+
+    private func fetchNews(_ sym: String) async -> [NewsItem]? {
+        guard isUsable(.massive) else { return nil }
+        let url =
+            "\(base(configuration.massiveBaseURL))/v2/reference/news?ticker=\(MarketSymbol.percentEncoded(sym))"
+            + "&limit=25&order=desc&sort=published_utc"
+        return await get(provider: .massive, kind: "news", url: url).flatMap(MassiveSnapshot.news(from:))
+    }
+
+    /// One GET; the body of a 2xx answer, or nil (logged and counted).
+    private func get(provider: MarketDataProvider, kind: String, url: String) async -> [UInt8]? {
+        var request = HTTPClientRequest(url: url)
+        request.headers = [("Accept", "application/json")]
+        switch provider {
+        case .yahoo:
+            request.headers.append(("User-Agent", YahooChart.userAgent))
+        case .massive:
+            guard let key = configuration.massiveAPIKey else { return nil }
+            request.headers.append(("Authorization", "Bearer \(key)"))
+        }
+        request.timeout = configuration.requestTimeout
+        request.connectTimeout = min(request.connectTimeout, configuration.requestTimeout)
+        let start = ContinuousClock.now
+        var outcome: String
+        var status: Int?
+        var body: [UInt8]?
+        do {
+            let response = try await http.execute(request)
+            status = response.status
+            if (200..<300).contains(response.status) {
+                outcome = "ok"
+                body = response.body
+            } else {
+                outcome = "http_error"
+            }
+        } catch {
+            switch error.kind {
+            case .timeout: outcome = "timeout"
+            case .cancelled: outcome = "cancelled"
+            case .connect, .other: outcome = "network_error"
+            }
+        }
+        MetricsRegistry.shared.counter(
+            "market_data_requests_total", help: "Market data upstream requests",
+            labels: ["provider": provider.rawValue, "kind": kind, "outcome": outcome]
+        ).increment()
+        if body == nil {
+            var fields: [String: LogValue] = [
+                "market.provider": .string(provider.rawValue), "market.kind": .string(kind),
+                "market.outcome": .string(outcome),
+                "duration_ms": .int(Int((ContinuousClock.now - start).inMilliseconds)),
+            ]
+            if let status { fields["http.status"] = .int(status) }
+            logger.warning("market data request failed", fields)
+        }
+        return body
+    }
+
+    private func base(_ url: String) -> String {
+        var s = url
+        while s.hasSuffix("/") { s.removeLast() }
+        return s
+    }
+}

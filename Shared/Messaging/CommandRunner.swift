@@ -1,0 +1,198 @@
+import Contracts
+import Kafka
+import Runtime
+
+/// Runs a service's commands: consumes its command topic in its consumer group and, per message,
+/// decodes headers → checks the deadline → calls the handler → produces the reply and awaits its delivery; the
+/// offset becomes committable only after that (when the handler passed to the consumer returns).
+///
+/// - A command whose budget is spent is dropped and counted (`messaging_commands_expired_total{topic}`); the
+///   deadline is `now + (budgetMs - max(0, nowMs - sentAtMs))`, so clock skew can only shorten a budget's
+///   transit allowance, never extend it. A command without a budget gets `defaultBudget`.
+/// - A message without `mv-command` (or with an unparseable budget), or whose handler throws
+///   `CommandDecodingError`, goes to the dead-letter topic with the original key, value and headers plus
+///   `mv-dlq-error`, `mv-dlq-topic`, `mv-dlq-partition`, `mv-dlq-offset`; if it named a reply topic and a
+///   correlation id, the gateway also gets a 500 `{"error":"internal error"}` so it does not wait.
+/// - Any other handler error is logged and answered with a 500 `{"error":"internal error"}`.
+/// - Replies go to partition 0 of `mv-reply-to`, keyed by the correlation id, with `mv-correlation-id`,
+///   `mv-status` and an `mv-h-<name>` header per reply header.
+public final class CommandRunner: Service {
+    /// The deadline given to commands that carry no budget (e.g. scheduled work).
+    public static let defaultBudget: Duration = .seconds(300)
+
+    public let name: String
+    private let consumer: KafkaGroupConsumer
+
+    /// Consumes `service.commandTopic` in the group `service.consumerGroup`.
+    public convenience init(
+        configuration: KafkaConfiguration, service: ServiceName, producer: KafkaProducer, maxInFlight: Int = 64,
+        logger: Logger, handler: @escaping @Sendable (IncomingCommand) async throws -> Reply
+    ) throws {
+        try self.init(
+            configuration: configuration, topic: service.commandTopic, groupId: service.consumerGroup,
+            producer: producer, maxInFlight: maxInFlight, logger: logger, handler: handler)
+    }
+
+    /// Consumes an explicit topic and group (tests, tools); dead letters go to `deadLetterTopic`.
+    public init(
+        configuration: KafkaConfiguration, topic: String, groupId: String, deadLetterTopic: String = Topics.deadLetter,
+        producer: KafkaProducer, maxInFlight: Int = 64, logger: Logger,
+        handler: @escaping @Sendable (IncomingCommand) async throws -> Reply
+    ) throws {
+        let logger = logger.with(["kafka.topic": .string(topic)])
+        name = "command-runner.\(topic)"
+        consumer = try KafkaGroupConsumer.make(
+            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+        let processor = CommandProcessor(
+            producer: producer, deadLetterTopic: deadLetterTopic, logger: logger, handler: handler)
+        consumer.setHandler(maxInFlight: maxInFlight) { message in await processor.process(message) }
+    }
+
+    public func run() async throws {
+        try await consumer.run()
+    }
+
+    /// Stops taking commands, finishes the running ones (their replies included), commits, leaves the group.
+    public func shutdown() async {
+        await consumer.shutdown()
+    }
+
+    /// The group's committed offset for a partition of the command topic (nil when none).
+    public func committedOffset(topic: String, partition: Int32) async throws -> Int64? {
+        try await consumer.committedOffset(topic: topic, partition: partition)
+    }
+}
+
+/// Handles one command message; everything it needs, and nothing that refers back to the runner.
+package struct CommandProcessor: Sendable {
+    let producer: KafkaProducer
+    let deadLetterTopic: String
+    let logger: Logger
+    let handler: @Sendable (IncomingCommand) async throws -> Reply
+
+    func process(_ message: KafkaMessage) async {
+        let started = ContinuousClock.now
+        let topicLabel = Self.label(message.topic)
+        let correlationId = message.header(MessageHeaders.correlationId)
+        let replyTo = message.header(MessageHeaders.replyTo)
+        let requestId = message.header(MessageHeaders.requestId)
+        var fields: [String: LogValue] = [
+            "kafka.partition": .int(Int(message.partition)), "kafka.offset": .int(Int(message.offset)),
+        ]
+        if let requestId { fields["request.id"] = .string(requestId) }
+        if let correlationId { fields["correlation.id"] = .string(correlationId) }
+
+        guard let name = message.header(MessageHeaders.command), !name.isEmpty else {
+            await deadLetter(message, reason: "missing \(MessageHeaders.command) header", fields: fields)
+            await replyInternalError(replyTo: replyTo, correlationId: correlationId, fields: fields)
+            MessagingMetrics.commands(topic: topicLabel, outcome: "dead_letter").increment()
+            return
+        }
+        fields["command"] = .string(name)
+
+        let deadline: ContinuousClock.Instant
+        switch Self.deadline(
+            budgetHeader: message.header(MessageHeaders.budgetMs), sentAtHeader: message.header(MessageHeaders.sentAtMs),
+            nowMs: Timestamp.nowMillis(), now: started)
+        {
+        case .some(.some(let instant)):
+            deadline = instant
+        case .some(.none):
+            MessagingMetrics.commandsExpired(topic: topicLabel).increment()
+            logger.info("command dropped: budget spent", fields)
+            return
+        case .none:
+            await deadLetter(message, reason: "invalid \(MessageHeaders.budgetMs) header", fields: fields)
+            await replyInternalError(replyTo: replyTo, correlationId: correlationId, fields: fields)
+            MessagingMetrics.commands(topic: topicLabel, outcome: "dead_letter").increment()
+            return
+        }
+
+        let command = IncomingCommand(
+            name: name, body: message.value, key: message.keyString, correlationId: correlationId,
+            requestId: requestId, deadline: deadline, message: message)
+        let reply: Reply
+        var outcome = "ok"
+        do {
+            reply = try await handler(command)
+        } catch let error as CommandDecodingError {
+            await deadLetter(message, reason: error.reason, fields: fields)
+            await replyInternalError(replyTo: replyTo, correlationId: correlationId, fields: fields)
+            MessagingMetrics.commands(topic: topicLabel, outcome: "dead_letter").increment()
+            return
+        } catch {
+            var errorFields = fields
+            errorFields["error"] = .string(String(describing: error))
+            logger.error("command handler failed", errorFields)
+            reply = .error(500, "internal error")
+            outcome = "error"
+        }
+        if let replyTo, let correlationId {
+            await send(reply, to: replyTo, correlationId: correlationId, fields: fields)
+        }
+        MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
+        MessagingMetrics.commandDuration(topic: topicLabel).observe(since: started)
+    }
+
+    /// The command's deadline: nil for an unparseable budget, `.some(nil)` when the budget is spent, a default
+    /// when there is no budget header.
+    package static func deadline(budgetHeader: String?, sentAtHeader: String?, nowMs: Int64, now: ContinuousClock.Instant)
+        -> ContinuousClock.Instant??
+    {
+        guard let budgetHeader else { return .some(now + CommandRunner.defaultBudget) }
+        guard let budgetMs = Int64(budgetHeader.trimmingPrefix(" ")) else { return nil }
+        let sentAt = sentAtHeader.flatMap { Int64($0) } ?? nowMs
+        let transit = max(0, nowMs - sentAt)
+        let remaining = budgetMs - transit
+        guard remaining > 0 else { return .some(nil) }
+        return .some(now + .milliseconds(remaining))
+    }
+
+    private func send(_ reply: Reply, to replyTo: String, correlationId: String, fields: [String: LogValue]) async {
+        var headers = [
+            KafkaHeader(MessageHeaders.correlationId, correlationId),
+            KafkaHeader(MessageHeaders.status, String(reply.status)),
+        ]
+        for (name, value) in reply.headers {
+            headers.append(KafkaHeader(MessageHeaders.httpHeaderPrefix + name.lowercased(), value))
+        }
+        do {
+            _ = try await producer.send(
+                topic: replyTo, partition: 0, key: Array(correlationId.utf8), value: reply.body, headers: headers)
+        } catch {
+            MessagingMetrics.replyFailures.increment()
+            var errorFields = fields
+            errorFields["kafka.reply_topic"] = .string(replyTo)
+            errorFields["error"] = .string(String(describing: error))
+            logger.error("reply not delivered", errorFields)
+        }
+    }
+
+    private func replyInternalError(replyTo: String?, correlationId: String?, fields: [String: LogValue]) async {
+        guard let replyTo, let correlationId else { return }
+        await send(.error(500, "internal error"), to: replyTo, correlationId: correlationId, fields: fields)
+    }
+
+    private func deadLetter(_ message: KafkaMessage, reason: String, fields: [String: LogValue]) async {
+        var headers = message.headers.filter { !$0.key.hasPrefix("mv-dlq-") }
+        headers.append(KafkaHeader(MessageHeaders.dlqError, String(reason.prefix(1024))))
+        headers.append(KafkaHeader(MessageHeaders.dlqTopic, message.topic))
+        headers.append(KafkaHeader(MessageHeaders.dlqPartition, String(message.partition)))
+        headers.append(KafkaHeader(MessageHeaders.dlqOffset, String(message.offset)))
+        var logFields = fields
+        logFields["reason"] = .string(String(reason.prefix(1024)))
+        do {
+            _ = try await producer.send(topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
+            MessagingMetrics.deadLetters(topic: Self.label(message.topic)).increment()
+            logger.warning("command dead-lettered", logFields)
+        } catch {
+            MessagingMetrics.replyFailures.increment()
+            logFields["error"] = .string(String(describing: error))
+            logger.error("dead letter not delivered", logFields)
+        }
+    }
+
+    static func label(_ topic: String) -> String {
+        topic.hasPrefix("mapvest.gateway.replies.") ? "mapvest.gateway.replies" : topic
+    }
+}

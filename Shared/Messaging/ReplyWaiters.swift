@@ -1,0 +1,146 @@
+import Kafka
+import Synchronization
+
+/// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
+/// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
+/// cancelled), duplicate (already answered) or unknown.
+package final class ReplyWaiters: Sendable {
+    package enum Outcome: Sendable {
+        case reply(KafkaMessage)
+        case timedOut
+        case cancelled
+        case failed(String)
+        case closed
+    }
+
+    package enum Registration: Sendable {
+        case registered
+        case overCapacity
+        case closed
+    }
+
+    /// Why a reply was dropped.
+    package enum Drop: String, Sendable {
+        case late, duplicate, unknown
+    }
+
+    private enum Slot {
+        case pending(CheckedContinuation<Outcome, Never>?)
+        case resolved(Outcome)
+    }
+
+    private enum Finished {
+        case answered, expired
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var finished: [String: Finished] = [:]
+        var finishedOrder: [String] = []
+        var finishedHead = 0
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let memory: Int
+
+    /// - Parameter memory: how many finished ids are remembered for classifying dropped replies.
+    package init(memory: Int = 16_384) {
+        self.memory = max(memory, 1)
+    }
+
+    package var count: Int { state.withLock { $0.slots.count } }
+
+    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed.
+    package func register(_ id: String, limit: Int) -> Registration {
+        state.withLock { s in
+            if s.closed { return .closed }
+            if s.slots.count >= limit { return .overCapacity }
+            s.slots[id] = .pending(nil)
+            return .registered
+        }
+    }
+
+    /// Waits for `id`'s outcome; cancellation of the waiting task resolves it as `.cancelled`.
+    package func wait(_ id: String) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let ready: Outcome? = state.withLock { s in
+                    switch s.slots[id] {
+                    case .pending(nil):
+                        s.slots[id] = .pending(continuation)
+                        return nil
+                    case .resolved(let outcome):
+                        s.slots[id] = nil
+                        return outcome
+                    case .pending(.some), nil:
+                        return .closed
+                    }
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            resolve(id, .cancelled)
+        }
+    }
+
+    /// Resolves `id` if it is still waiting; returns false when it was already resolved or unknown.
+    @discardableResult
+    package func resolve(_ id: String, _ outcome: Outcome) -> Bool {
+        let (resolved, continuation): (Bool, CheckedContinuation<Outcome, Never>?) = state.withLock { s in
+            guard case .pending(let continuation) = s.slots[id] else { return (false, nil) }
+            if continuation != nil {
+                s.slots[id] = nil
+            } else {
+                s.slots[id] = .resolved(outcome)
+            }
+            if case .reply = outcome {
+                remember(id, .answered, in: &s)
+            } else {
+                remember(id, .expired, in: &s)
+            }
+            return (true, continuation)
+        }
+        continuation?.resume(returning: outcome)
+        return resolved
+    }
+
+    /// Hands a reply to its waiter; returns why it was dropped when nobody waits for it.
+    package func deliver(_ message: KafkaMessage, correlationId: String?) -> Drop? {
+        guard let correlationId else { return .unknown }
+        if resolve(correlationId, .reply(message)) { return nil }
+        return state.withLock { s in
+            switch s.finished[correlationId] {
+            case .answered: .duplicate
+            case .expired: .late
+            case nil: .unknown
+            }
+        }
+    }
+
+    /// Forgets a registration whose request was never sent.
+    package func unregister(_ id: String) {
+        state.withLock { s in _ = s.slots.removeValue(forKey: id) }
+    }
+
+    /// Refuses new registrations and resolves every waiting request as `.closed`.
+    package func close() {
+        let ids = state.withLock { s -> [String] in
+            s.closed = true
+            return Array(s.slots.keys)
+        }
+        for id in ids { resolve(id, .closed) }
+    }
+
+    private func remember(_ id: String, _ kind: Finished, in s: inout State) {
+        if s.finished.updateValue(kind, forKey: id) == nil { s.finishedOrder.append(id) }
+        while s.finishedOrder.count - s.finishedHead > memory {
+            s.finished[s.finishedOrder[s.finishedHead]] = nil
+            s.finishedHead += 1
+        }
+        if s.finishedHead > 4096, s.finishedHead * 2 > s.finishedOrder.count {
+            s.finishedOrder.removeFirst(s.finishedHead)
+            s.finishedHead = 0
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import Contracts
+import FoundationEssentials
+import Kafka
+import Runtime
+import Synchronization
+
+/// The gateway's side of request/reply over Kafka.
+///
+/// Reply scheme: one reply topic per gateway instance, `Topics.replies(gatewayInstance:)`, created at start with
+/// one partition and a short retention, read from its end by a `KafkaPartitionReader`. Services reply to the
+/// topic named in `mv-reply-to`, always to partition 0, keyed by the correlation id, so the scheme also works if
+/// the topic was auto-created with more partitions. Waiters are keyed by correlation id (a UUID string).
+public final class RequestReplyClient: Service {
+    public let name: String
+    /// The topic this instance reads replies from.
+    public let replyTopic: String
+    private let producer: KafkaProducer
+    private let reader: KafkaPartitionReader
+    private let waiters: ReplyWaiters
+    private let maxInFlight: Int
+    private let logger: Logger
+    private let statistics: Statistics
+    private let stopped = OneShotSignal()
+    private let closing = Atomic<Bool>(false)
+
+    /// Counts of replies this instance dropped.
+    public struct DroppedReplies: Sendable, Equatable {
+        public var late: Int
+        public var duplicate: Int
+        public var unknown: Int
+
+        public init(late: Int = 0, duplicate: Int = 0, unknown: Int = 0) {
+            self.late = late
+            self.duplicate = duplicate
+            self.unknown = unknown
+        }
+    }
+
+    private init(
+        replyTopic: String, producer: KafkaProducer, reader: KafkaPartitionReader, waiters: ReplyWaiters,
+        maxInFlight: Int, logger: Logger, statistics: Statistics
+    ) {
+        self.name = "request-reply"
+        self.replyTopic = replyTopic
+        self.producer = producer
+        self.reader = reader
+        self.waiters = waiters
+        self.maxInFlight = maxInFlight
+        self.logger = logger
+        self.statistics = statistics
+    }
+
+    /// Creates this instance's reply topic if missing, positions its reader at the end and starts dispatching
+    /// replies. `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
+    public static func make(
+        configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
+        logger: Logger
+    ) async throws -> RequestReplyClient {
+        let replyTopic = Topics.replies(gatewayInstance: sanitize(instanceId))
+        let logger = logger.with(["kafka.reply_topic": .string(replyTopic)])
+        try await KafkaAdmin.ensureTopics(
+            configuration: configuration,
+            specs: [KafkaAdmin.TopicSpec(name: replyTopic, partitions: 1, configs: ["retention.ms": "3600000"])],
+            timeout: .seconds(30), logger: logger)
+        let reader = try KafkaPartitionReader.make(
+            configuration: configuration, topic: replyTopic, partition: 0, logger: logger)
+        do {
+            try await reader.waitUntilReady(timeout: .seconds(30))
+        } catch {
+            reader.close()
+            throw error
+        }
+        let waiters = ReplyWaiters()
+        let statistics = Statistics()
+        let messages = reader.messages
+        // Dispatch replies until the reader closes. Holds no reference to the client.
+        Task { [waiters, statistics, logger] in
+            for await message in messages {
+                guard let drop = waiters.deliver(message, correlationId: message.header(MessageHeaders.correlationId))
+                else { continue }
+                statistics.count(drop)
+                MessagingMetrics.repliesDropped(drop.rawValue).increment()
+                logger.debug(
+                    "reply dropped",
+                    ["reason": .string(drop.rawValue),
+                     "correlation.id": .string(message.header(MessageHeaders.correlationId) ?? "")])
+            }
+        }
+        logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
+        return RequestReplyClient(
+            replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
+            maxInFlight: max(1, maxInFlight), logger: logger, statistics: statistics)
+    }
+
+    deinit {
+        waiters.close()
+        reader.close()
+    }
+
+    /// Sends the command to its service's command topic and awaits the reply; see `request(_:topic:budget:)`.
+    public func request(_ command: OutgoingCommand, budget: Duration) async throws(RequestError) -> Reply {
+        try await request(command, topic: command.service.commandTopic, budget: budget)
+    }
+
+    /// Sends the command to `topic` with headers correlation id, request id, reply-to, budget-ms (remaining),
+    /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`). Throws
+    /// `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already waiting, and
+    /// when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
+    public func request(_ command: OutgoingCommand, topic: String, budget: Duration) async throws(RequestError)
+        -> Reply
+    {
+        let started = ContinuousClock.now
+        let deadline = started + budget
+        let service = command.service.rawValue
+        guard budget > .zero else {
+            MessagingMetrics.requests(service: service, outcome: "timeout").increment()
+            throw .timedOut
+        }
+        let correlationId = UUID().uuidString.lowercased()
+        switch waiters.register(correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight) {
+        case .registered:
+            break
+        case .overCapacity where closing.load(ordering: .acquiring), .closed:
+            MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
+            throw .unavailable("shutting down")
+        case .overCapacity:
+            MessagingMetrics.requests(service: service, outcome: "overloaded").increment()
+            throw .unavailable("too many requests waiting")
+        }
+        MessagingMetrics.requestsWaiting.add(1)
+        defer { MessagingMetrics.requestsWaiting.add(-1) }
+
+        let remainingMs = max(1, Int64((deadline - ContinuousClock.now) / .milliseconds(1)))
+        let headers = [
+            KafkaHeader(MessageHeaders.correlationId, correlationId),
+            KafkaHeader(MessageHeaders.requestId, command.requestId),
+            KafkaHeader(MessageHeaders.replyTo, replyTopic),
+            KafkaHeader(MessageHeaders.budgetMs, String(remainingMs)),
+            KafkaHeader(MessageHeaders.sentAtMs, String(Timestamp.nowMillis())),
+            KafkaHeader(MessageHeaders.command, command.name),
+        ]
+        do {
+            try producer.enqueue(
+                topic: topic, key: command.key.map { Array($0.utf8) }, value: command.body, headers: headers
+            ) { [waiters] result in
+                if case .failure(let error) = result { waiters.resolve(correlationId, .failed(error.description)) }
+            }
+        } catch {
+            waiters.unregister(correlationId)
+            MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
+            logger.warning(
+                "command not enqueued",
+                ["kafka.topic": .string(topic), "request.id": .string(command.requestId), "error": .string(error.description)])
+            throw .unavailable(error.description)
+        }
+
+        let waiters = self.waiters
+        let outcome = await withTaskGroup(of: Void.self) { group -> ReplyWaiters.Outcome in
+            group.addTask {
+                do {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    waiters.resolve(correlationId, .timedOut)
+                } catch {
+                    // Cancelled: the reply (or cancellation) came first.
+                }
+            }
+            let outcome = await waiters.wait(correlationId)
+            group.cancelAll()
+            return outcome
+        }
+
+        switch outcome {
+        case .reply(let message):
+            MessagingMetrics.requests(service: service, outcome: "reply").increment()
+            MessagingMetrics.requestDuration(service: service).observe(since: started)
+            return Self.reply(from: message, logger: logger)
+        case .timedOut:
+            MessagingMetrics.requests(service: service, outcome: "timeout").increment()
+            throw .timedOut
+        case .cancelled:
+            MessagingMetrics.requests(service: service, outcome: "cancelled").increment()
+            throw .unavailable("cancelled")
+        case .failed(let reason):
+            MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
+            logger.warning(
+                "command not delivered",
+                ["kafka.topic": .string(topic), "request.id": .string(command.requestId), "error": .string(reason)])
+            throw .unavailable(reason)
+        case .closed:
+            MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
+            throw .unavailable("shutting down")
+        }
+    }
+
+    /// Requests currently waiting for a reply.
+    public var waiting: Int { waiters.count }
+
+    /// Replies dropped by this instance so far.
+    public var droppedReplies: DroppedReplies { statistics.snapshot }
+
+    public func run() async throws {
+        await stopped.wait()
+    }
+
+    /// Refuses new requests, lets waiting ones finish (up to 5 s; the HTTP server has already drained), answers
+    /// the rest `.unavailable`, and closes the reader.
+    public func shutdown() async {
+        closing.store(true, ordering: .releasing)
+        let waiters = self.waiters
+        _ = await withDeadline(.seconds(5)) {
+            while waiters.count > 0 {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return true
+        }
+        waiters.close()
+        reader.close()
+        await reader.closed()
+        stopped.fire()
+    }
+
+    package static func reply(from message: KafkaMessage, logger: Logger) -> Reply {
+        guard let status = message.header(MessageHeaders.status).flatMap({ Int($0) }), (100...599).contains(status)
+        else {
+            logger.error("reply without a valid status", ["kafka.offset": .int(Int(message.offset))])
+            return .error(500, "internal error")
+        }
+        var headers: [(String, String)] = []
+        let prefix = MessageHeaders.httpHeaderPrefix
+        for header in message.headers where header.key.hasPrefix(prefix) && header.key.count > prefix.count {
+            headers.append((String(header.key.dropFirst(prefix.count)), String(decoding: header.value, as: UTF8.self)))
+        }
+        return Reply(status: status, body: message.value, headers: headers)
+    }
+
+    package static func sanitize(_ instanceId: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        let cleaned = String(instanceId.map { allowed.contains($0) ? $0 : "-" }.prefix(180))
+        return cleaned.isEmpty ? "default" : cleaned
+    }
+}
+
+/// Per-instance counts of dropped replies.
+private final class Statistics: Sendable {
+    private let late = Atomic<Int>(0)
+    private let duplicate = Atomic<Int>(0)
+    private let unknown = Atomic<Int>(0)
+
+    func count(_ drop: ReplyWaiters.Drop) {
+        switch drop {
+        case .late: late.add(1, ordering: .relaxed)
+        case .duplicate: duplicate.add(1, ordering: .relaxed)
+        case .unknown: unknown.add(1, ordering: .relaxed)
+        }
+    }
+
+    var snapshot: RequestReplyClient.DroppedReplies {
+        .init(
+            late: late.load(ordering: .relaxed), duplicate: duplicate.load(ordering: .relaxed),
+            unknown: unknown.load(ordering: .relaxed))
+    }
+}
