@@ -62,10 +62,11 @@ let package = Package(
         shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
         shared("OCR", ["CTesseract", "Runtime"]),
         shared("Geo", []),
+        shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
 
         // Services: one executable each.
         service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "OCR", "Geo", "Crypto", "Redis", "Postgres", "Contracts", "Runtime"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),

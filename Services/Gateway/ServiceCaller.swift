@@ -18,10 +18,11 @@ struct ServiceCaller: Sendable {
             let reply = try await client.request(outgoing, budget: budget)
             return HTTPResponse(
                 status: reply.status, headers: [("Content-Type", "application/json")] + reply.headers, body: reply.body)
-        } catch .unavailable {
-            return .error(503, "\(service.rawValue) service unavailable")
-        } catch .timedOut {
-            return .error(504, "\(service.rawValue) service timed out")
+        } catch {
+            switch error {
+            case .unavailable: return .error(503, "\(service.rawValue) service unavailable")
+            case .timedOut: return .error(504, "\(service.rawValue) service timed out")
+            }
         }
     }
 }

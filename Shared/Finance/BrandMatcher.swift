@@ -45,24 +45,25 @@ public struct BrandMatcher: Sendable {
 
     /// Seed keys that are common words, place or person names: direct matches only, never substring hits.
     public static let directOnlyKeys: Set<String> = [
-        "affirm", "alexa", "allegiant", "ally", "alphabet", "anthem", "apple", "argos", "arrowhead", "atkins",
-        "adobe", "aesop", "baileys", "batiste", "beefeater", "behr", "bing", "blizzard", "bounty", "braun",
-        "buckle", "bumble", "burlington", "camel", "carnival", "cascade", "caterpillar", "celine", "celsius",
+        "7-11", "adobe", "aesop", "affirm", "alexa", "allegiant", "ally", "alphabet", "angi", "anthem", "apple",
+        "argos", "arrowhead", "atkins", "baileys", "batiste", "beefeater", "behr", "bing", "blizzard", "bounty",
+        "braun", "buckle", "bumble", "burlington", "camel", "carnival", "cascade", "caterpillar", "celine", "celsius",
         "chase", "chime", "citi", "clarion", "coach", "coleman", "converse", "corona", "crest", "dawn", "degree",
         "dell", "delta", "depend", "dillons", "discover", "dodge", "dove", "essie", "fairmont", "gerber", "glad",
-        "good sam", "grab", "hims", "hollister", "hostess", "huntington", "ibis", "iberia", "jameson", "jared",
-        "journeys", "kayak", "kingsford", "la mer", "lennox", "lincoln", "longhorn", "marathon", "marlboro",
-        "martell", "meta", "merrill", "no frills", "oakley", "oracle", "outback", "overstock", "pacifico",
-        "peacock", "polaris", "prana", "progressive", "quaker", "randalls", "regions", "rhode", "rogers", "ross",
-        "ryder", "scotts", "shell", "showtime", "sinclair", "slack", "southwest", "spam", "spectrum", "sprint",
-        "sprouts", "square", "starry", "swanson", "tecate", "the gap", "tiffany", "tinder", "travelers",
-        "trident", "trojan", "united", "vans", "velo", "visa", "whirlpool", "wrangler", "wynn", "yeti", "zara",
-        "zoom", "7-11", "hennessy", "speedway", "angi",
+        "good sam", "grab", "hennessy", "hims", "hollister", "hostess", "huntington", "iberia", "ibis", "jameson",
+        "jared", "journeys", "kayak", "kingsford", "la mer", "lennox", "lincoln", "marathon", "marlboro", "martell",
+        "merrill", "meta", "no frills", "oakley", "oracle", "outback", "overstock", "pacifico", "peacock", "polaris",
+        "prana", "progressive", "quaker", "randalls", "regions", "rhode", "rogers", "ross", "ryder", "scotts",
+        "shell", "showtime", "sinclair", "slack", "southwest", "spam", "spectrum", "speedway", "sprint", "sprouts",
+        "square", "starry", "swanson", "tecate", "the gap", "tiffany", "tinder", "travelers", "trident", "trojan",
+        "united", "vans", "velo", "visa", "whirlpool", "wrangler", "wynn", "yeti", "zara", "zoom",
     ]
 
     private struct SubstringKey: Sendable {
         let key: String
-        let loose: String
+        /// The loose form wrapped in spaces, for whole-token search in a space-wrapped text.
+        let padded: String
+        let looseLength: Int
         let entry: SeedEntry
     }
 
@@ -97,7 +98,8 @@ public struct BrandMatcher: Sendable {
             let loose = TextForms.loose(key)
             if !loose.isEmpty, looseIndex[loose] == nil { looseIndex[loose] = key }
             if key.count >= Self.minimumSubstringKeyLength, !loose.isEmpty, !Self.directOnlyKeys.contains(key) {
-                substringKeys.append(SubstringKey(key: key, loose: loose, entry: entry))
+                substringKeys.append(
+                    SubstringKey(key: key, padded: " " + loose + " ", looseLength: loose.count, entry: entry))
             }
             let parentID = entry.parent + "\u{0}" + entry.ticker
             if parentKeys[parentID] == nil { parentKeys[parentID] = (key, entry) }
@@ -140,8 +142,9 @@ public struct BrandMatcher: Sendable {
         let loose = TextForms.loose(BrandSeed.normalize(text))
         guard !loose.isEmpty else { return nil }
         let padded = " " + loose + " "
-        for candidate in substringKeys where candidate.loose.count <= loose.count {
-            if padded.contains(" " + candidate.loose + " ") {
+        let length = loose.count
+        for candidate in substringKeys where candidate.looseLength <= length {
+            if padded.contains(candidate.padded) {
                 return Match(key: candidate.key, entry: candidate.entry, method: .substring)
             }
         }

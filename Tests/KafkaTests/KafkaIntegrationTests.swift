@@ -88,8 +88,10 @@ struct KafkaIntegrationTests {
             concurrency.withLock { $0.now -= 1 }
             if message.partition == 0 { finished.append(message.offset) }
         }
+        let t0 = ContinuousClock.now
         let running = Running(consumer)
         #expect(await eventually { finished.count == 19 })
+        print("TIMING 19 finished", ContinuousClock.now - t0)
         #expect(
             await eventually {
                 (try? await consumer.committedOffset(topic: topic, partition: 0, timeout: .seconds(2))) == slowOffset
@@ -99,10 +101,13 @@ struct KafkaIntegrationTests {
         #expect(try await consumer.committedOffset(topic: topic, partition: 0) == slowOffset)
         #expect(consumer.inFlight == 1)
 
+        print("TIMING committed 3", ContinuousClock.now - t0)
         gate.release()
         #expect(
             await eventually { (try? await consumer.committedOffset(topic: topic, partition: 0, timeout: .seconds(2))) == 20 })
+        print("TIMING committed 20", ContinuousClock.now - t0)
         try await running.stop()
+        print("TIMING stopped", ContinuousClock.now - t0)
         let maxConcurrency = concurrency.withLock { $0.max }
         #expect(maxConcurrency <= 4)
         #expect(Set(finished.all).count == 20)

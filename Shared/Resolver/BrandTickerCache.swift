@@ -1,0 +1,105 @@
+import Contracts
+import Foundation
+import Postgres
+import Redis
+import Runtime
+
+/// A resolved brand with the sources it rests on, as cached.
+public struct BrandResolution: Codable, Sendable, Equatable {
+    public var brand: Brand
+    public var sources: [Source]
+
+    public init(brand: Brand, sources: [Source]) {
+        self.brand = brand
+        self.sources = sources
+    }
+}
+
+/// Brand → ticker cache: Redis (7 days) in front of the durable `finance.brand_ticker_cache` table. Any service that
+/// uses the resolver may write it (idempotent upserts); losing Redis loses nothing.
+public struct BrandTickerCache: Sendable {
+    public static let ttl: Duration = .seconds(7 * 24 * 3600)
+
+    let redis: RedisClient?
+    let db: PostgresPool?
+    let logger: Logger
+
+    public init(redis: RedisClient?, db: PostgresPool?, logger: Logger) {
+        self.redis = redis
+        self.db = db
+        self.logger = logger
+    }
+
+    public static let migrations: [Migration] = [
+        Migration(
+            version: 1, name: "brand ticker cache",
+            sql: """
+                CREATE TABLE IF NOT EXISTS finance.brand_ticker_cache (
+                    brand_key TEXT PRIMARY KEY,
+                    payload JSONB NOT NULL,
+                    fetched_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                    expires_at TIMESTAMPTZ NOT NULL
+                );
+                CREATE INDEX IF NOT EXISTS brand_ticker_cache_expiry_idx ON finance.brand_ticker_cache (expires_at);
+                """)
+    ]
+
+    /// Creates the cache table (every service using the resolver runs this at start; replicas apply it once).
+    public static func migrate(_ db: PostgresPool) async throws {
+        try await db.migrate(schema: "finance", migrations: migrations)
+    }
+
+    private static func redisKey(_ key: String) -> String { "mapvest:brand:v1:" + key }
+
+    public func get(_ key: String) async -> BrandResolution? {
+        if let redis, let bytes = try? await redis.get(Self.redisKey(key)),
+            let hit = try? JSONDecoder().decode(BrandResolution.self, from: Data(bytes))
+        {
+            return hit
+        }
+        guard let db,
+            let row = try? await db.query(
+                "SELECT payload::text AS payload FROM finance.brand_ticker_cache WHERE brand_key = \(key) AND expires_at > now()"
+            ).first,
+            let text = row.string("payload"),
+            let hit = try? JSONDecoder().decode(BrandResolution.self, from: Data(text.utf8))
+        else { return nil }
+        if let redis, let bytes = try? JSONEncoder().encode(hit) {
+            _ = try? await redis.set(Self.redisKey(key), Array(bytes), ttl: Self.ttl)
+        }
+        return hit
+    }
+
+    /// Reads many keys at once (Nearby joins whole result pages).
+    public func get(_ keys: [String]) async -> [String: BrandResolution] {
+        await withTaskGroup(of: (String, BrandResolution?).self) { group in
+            for key in Set(keys) { group.addTask { (key, await get(key)) } }
+            var out: [String: BrandResolution] = [:]
+            for await (key, hit) in group { if let hit { out[key] = hit } }
+            return out
+        }
+    }
+
+    public func put(_ key: String, _ value: BrandResolution) async {
+        guard let bytes = try? JSONEncoder().encode(value) else { return }
+        if let redis { _ = try? await redis.set(Self.redisKey(key), Array(bytes), ttl: Self.ttl) }
+        guard let db else { return }
+        do {
+            _ = try await db.execute(
+                """
+                INSERT INTO finance.brand_ticker_cache (brand_key, payload, fetched_at, expires_at)
+                VALUES (\(key), \(PostgresJSON(String(decoding: bytes, as: UTF8.self))), now(), now() + interval '7 days')
+                ON CONFLICT (brand_key) DO UPDATE SET payload = EXCLUDED.payload, fetched_at = EXCLUDED.fetched_at,
+                    expires_at = EXCLUDED.expires_at
+                """)
+        } catch {
+            logger.warning("brand cache write failed", ["error": "\(error)"])
+        }
+    }
+
+    /// A short cross-replica lock against stampedes (`SET NX PX`); true when this caller should compute.
+    func claim(_ key: String, for ttl: Duration) async -> Bool {
+        guard let redis else { return true }
+        return (try? await redis.set("mapvest:lock:brand:" + key, [1], ttl: ttl, onlyIfAbsent: true)) ?? true
+    }
+}
