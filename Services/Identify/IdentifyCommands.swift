@@ -9,12 +9,13 @@ struct IdentifyCommands: Sendable {
     let identifier: PhotoIdentifier
     let finds: FindsCommands
     let effects: SignedInEffects
+    let photos: PhotoClaims
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
-        case IdentifyPhotoCommand.name: try await identify(decode(command))
-        case ResolveComparableCommand.name: try await identifier.resolveComparable(decode(command))
+        case IdentifyPhotoCommand.name: try await identify(decode(command), deadline: command.deadline)
+        case ResolveComparableCommand.name: await identifier.resolveComparable(try decode(command))
         case ListFindsCommand.name: try await finds.list(decode(command))
         case ReplayFindsCommand.name: try await finds.replay(decode(command))
         case DexCommand.name: try await finds.dex(decode(command))
@@ -30,9 +31,10 @@ struct IdentifyCommands: Sendable {
         }
     }
 
-    private func identify(_ command: IdentifyPhotoCommand) async throws -> Reply {
+    private func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         let started = ContinuousClock.now
-        let outcome = await identifier.identify(command)
+        // Leave room to produce the reply before the gateway gives up.
+        let outcome = await identifier.identify(command, deadline: deadline - .milliseconds(500))
         let response = outcome.response
         if let userId = command.userId, !response.investables.isEmpty {
             // Never blocks or fails the response.

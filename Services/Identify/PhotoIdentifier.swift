@@ -2,10 +2,12 @@ import Contracts
 import Finance
 import FoundationEssentials
 import Messaging
+import OCR
 import Runtime
 
-/// Turns one identify command into an `IdentifyResponse`: reads what the photo and the hint say, matches it against the
-/// curated seed, and builds investables with their sources and rarity.
+/// Turns one identify command into an `IdentifyResponse` (CONTRACT.md §a.3): vision when OpenRouter is configured,
+/// else (or when every model fails) Tesseract OCR matched against the curated seed, then the hint as words the user
+/// read for us; then investables with sources, rarity and Jev's verdict.
 struct PhotoIdentifier: Sendable {
     /// Which path produced the identification (`identify.completed` events carry it).
     enum Path: String, Sendable {
@@ -18,56 +20,75 @@ struct PhotoIdentifier: Sendable {
     }
 
     let photos: PhotoClaims
-    let logger: Logger
+    let vision: VisionIdentifier
+    let ocr: TextRecognizer?
+    let resolver: InvestableResolver
+    let verdicts: VerdictAttacher
     let matcher = BrandMatcher.shared
+    let logger: Logger
 
-    func identify(_ command: IdentifyPhotoCommand) async -> Outcome {
-        defer { Task { await photos.delete(command.photoKey) } }
-        let now = Timestamp.iso8601(Date())
-        guard let hint = command.hint else {
-            return Outcome(
-                response: IdentifyResponse(
-                    identification: Identification(
-                        visibleText: [], detected: [], location: command.location, modelUsed: "none"),
-                    investables: []),
-                path: .none)
-        }
-        guard let match = matcher.match(hint) else {
-            return Outcome(
-                response: IdentifyResponse(
-                    identification: Identification(
-                        visibleText: [], detected: [Detection(brand: hint, confidence: .low)],
-                        location: command.location, modelUsed: "hint:seed"),
-                    investables: []),
-                path: .hint)
-        }
-        let confidence: Confidence = match.method == .direct ? .high : .medium
-        let name = SeedInvestable.displayName(of: match, in: hint)
-        let detection = Detection(brand: name, sector: match.entry.sector, confidence: confidence)
-        let investable = SeedInvestable.make(match: match, name: name, confidence: confidence, fetchedAt: now)
+    func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async -> Outcome {
+        let photo = await photos.load(command.photoKey)
+        let (reading, path) = await read(photo: photo, command: command, deadline: deadline)
+        var investables = await resolver.investables(for: reading.detected, citeVision: path == .vision)
+        investables = await verdicts.attach(investables)
         return Outcome(
             response: IdentifyResponse(
                 identification: Identification(
-                    visibleText: [], detected: [detection], location: command.location, modelUsed: "hint:seed"),
-                investables: [investable]),
-            path: .hint)
-    }
-}
-
-/// Builds the investable for a seed match: a public brand citing the curated seed (`manual`).
-enum SeedInvestable {
-    static func make(match: BrandMatcher.Match, name: String, confidence: Confidence, fetchedAt: String) -> Investable {
-        let entry = match.entry
-        let brand = Brand(
-            name: name, parent: entry.parent, isPublic: entry.isPublic,
-            ticker: Ticker(symbol: entry.ticker, exchange: entry.exchange, parent: entry.parent), sector: entry.sector)
-        return Investable(
-            brand: brand, confidence: confidence,
-            sources: [Source(provider: .manual, fetchedAt: fetchedAt, confidence: .high)],
-            rarity: RarityClassifier.classify(ticker: entry.ticker, comparable: nil, isPublic: entry.isPublic))
+                    visibleText: reading.visibleText, detected: reading.detected, location: command.location,
+                    modelUsed: reading.modelUsed),
+                investables: investables),
+            path: path)
     }
 
-    /// The brand as the user wrote it: the matched words of `text` in their original case.
+    private func read(photo: [UInt8]?, command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async
+        -> (PhotoReading, Path)
+    {
+        if let photo, vision.isConfigured {
+            if let reading = await vision.read(jpeg: photo, location: command.location, hint: command.hint, deadline: deadline) {
+                return (reading, .vision)
+            }
+            logger.warning("every vision model failed; falling back to OCR")
+        }
+        var lines: [String] = []
+        var ocrRan = false
+        if let photo, let ocr {
+            do {
+                lines = try await ocr.recognize(photo).lines.compactMap { TextScrubber.clean($0) }
+                ocrRan = true
+            } catch {
+                logger.info("ocr read nothing", ["error": "\(error)"])
+            }
+        }
+        let visible = Array(lines.prefix(40))
+        if let (match, text) = seedMatch(lines + (lines.count > 1 ? [lines.joined(separator: " ")] : [])) {
+            return (reading(match, text: text, visible: visible, modelUsed: "ocr:tesseract"), .ocr)
+        }
+        if let hint = command.hint, let match = matcher.match(hint) {
+            return (reading(match, text: hint, visible: visible, modelUsed: "hint:seed"), .hint)
+        }
+        return (PhotoReading(visibleText: visible, detected: [], modelUsed: ocrRan ? "ocr:tesseract" : "none"), .none)
+    }
+
+    /// Direct matches across all candidates first, then the longest substring match.
+    private func seedMatch(_ candidates: [String]) -> (BrandMatcher.Match, String)? {
+        for text in candidates { if let m = matcher.direct(text) { return (m, text) } }
+        for text in candidates { if let m = matcher.longestSubstring(text) { return (m, text) } }
+        return nil
+    }
+
+    private func reading(_ match: BrandMatcher.Match, text: String, visible: [String], modelUsed: String) -> PhotoReading {
+        PhotoReading(
+            visibleText: visible,
+            detected: [
+                Detection(
+                    brand: Self.displayName(of: match, in: text), sector: match.entry.sector,
+                    confidence: match.method == .direct ? .high : .medium)
+            ],
+            modelUsed: modelUsed)
+    }
+
+    /// The brand as it was read: the matched words of `text` in their original case.
     static func displayName(of match: BrandMatcher.Match, in text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if match.method == .substring, let range = trimmed.range(of: match.key, options: .caseInsensitive) {
@@ -75,35 +96,16 @@ enum SeedInvestable {
         }
         return trimmed
     }
-}
 
-extension PhotoIdentifier {
-    /// `POST /v1/resolve-comparable` from the seed alone (the online cascade joins with the resolver).
-    func resolveComparable(_ command: ResolveComparableCommand) async throws -> Reply {
-        let now = Timestamp.iso8601(Date())
-        guard let match = matcher.match(command.brand) else {
-            return .json(
-                200,
-                ResolveComparableResponse(
-                    brand: Brand(name: command.brand, isPublic: false), comparables: [],
-                    etfs: SeedInvestable.sectorETFs(command.hintSector ?? command.brand, fetchedAt: now)))
-        }
-        let investable = SeedInvestable.make(match: match, name: command.brand, confidence: .high, fetchedAt: now)
+    /// `POST /v1/resolve-comparable` (§c): the brand from `resolveTicker`; comparables only for a private brand;
+    /// ETF exposure always.
+    func resolveComparable(_ command: ResolveComparableCommand) async -> Reply {
+        let resolution = await resolver.tickers.resolve(command.brand)
+        async let comparables =
+            resolution.brand.isPublic
+            ? [] : resolver.comparables.resolve(brand: command.brand, hintSector: command.hintSector)
+        async let etfs = resolver.etfs.resolve(command.hintSector ?? command.brand)
         return .json(
-            200,
-            ResolveComparableResponse(
-                brand: investable.brand, comparables: [],
-                etfs: SeedInvestable.sectorETFs(command.hintSector ?? match.entry.sector, fetchedAt: now)))
-    }
-}
-
-extension SeedInvestable {
-    /// The fixed top-3 sector ETFs (`manual/medium`), the contract's fallback for ETF exposure.
-    static func sectorETFs(_ sectorOrQuery: String, fetchedAt: String) -> [EtfExposure] {
-        SectorETFs.fallback(sectorOrQuery: sectorOrQuery).map {
-            EtfExposure(
-                ticker: $0.ticker, name: $0.name, weight: 0,
-                source: Source(provider: .manual, fetchedAt: fetchedAt, confidence: .medium))
-        }
+            200, ResolveComparableResponse(brand: resolution.brand, comparables: await comparables, etfs: await etfs))
     }
 }

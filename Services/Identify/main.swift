@@ -1,6 +1,13 @@
+import Exa
+import Foundation
+import Jev
+import MarketData
 import Messaging
+import OCR
+import OpenRouter
 import Postgres
 import Redis
+import Resolver
 import ServiceKit
 
 /// The Identify service: from a snapped photo (by claim check) and an optional hint to investable answers with
@@ -15,10 +22,37 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         url: env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest"),
         size: env.get("POSTGRES_POOL_SIZE", default: 8), logger: logger)
     try await db.migrate(schema: "identify", migrations: FindsStore.migrations)
+    try await BrandTickerCache.migrate(db)
+
+    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
+    let exa = ExaClient.fromEnvironment(env, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, logger: logger)
+    let ocrWorkers = env.get("OCR_WORKERS", default: 2)
+    let ocr: TextRecognizer?
+    do {
+        ocr = ocrWorkers > 0 ? try TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
+    } catch {
+        logger.error("OCR unavailable: photos without a vision key will only use the hint", ["error": "\(error)"])
+        ocr = nil
+    }
+    if !openRouter.isConfigured {
+        logger.info("OPENROUTER_API_KEY is not set: identify reads photos with offline OCR")
+    }
+    let resolver = InvestableResolver(
+        tickers: TickerResolver(
+            cache: BrandTickerCache(redis: redis, db: db, logger: logger), market: market, exa: exa,
+            openRouter: openRouter, logger: logger),
+        comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger), etfs: ETFExposureResolver(exa: exa),
+        market: market)
+    let identifier = PhotoIdentifier(
+        photos: PhotoClaims(redis: redis),
+        vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
+        ocr: ocr, resolver: resolver,
+        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()), logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
-        identifier: PhotoIdentifier(photos: PhotoClaims(redis: redis), logger: logger), finds: finds,
-        effects: SignedInEffects(finds: finds, context: context), context: context)
+        identifier: identifier, finds: finds, effects: SignedInEffects(finds: finds, context: context),
+        photos: PhotoClaims(redis: redis), context: context)
     return [
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,

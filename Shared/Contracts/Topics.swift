@@ -2,10 +2,9 @@
 public enum ServiceName: String, Sendable, CaseIterable, Codable {
     case identify, nearby, rating, briefs, push
 
-    /// `mapvest.<service>.commands.v1`; the push service's intake is `mapvest.push.requests.v1`.
-    public var commandTopic: String {
-        self == .push ? Topics.pushRequests : "mapvest.\(rawValue).commands.v1"
-    }
+    /// `mapvest.<service>.commands.v1`: request/reply commands from the gateway (and schedulers).
+    /// The PushDispatcher also consumes notification requests from `Topics.pushRequests`.
+    public var commandTopic: String { "mapvest.\(rawValue).commands.v1" }
 
     /// The consumer group every replica of the service joins.
     public var consumerGroup: String { "mapvest.\(rawValue)" }

@@ -10,8 +10,9 @@ import Synchronization
 /// - Offsets are committed manually (`enable.auto.commit=false`, `enable.auto.offset.store=false`,
 ///   `auto.offset.reset=earliest`), per partition only up to the lowest unfinished message (`OffsetTracker`),
 ///   asynchronously as handlers finish.
-/// - At the cap, the assignment is paused (`rd_kafka_pause_partitions`) and the loop keeps polling, so
-///   `max.poll.interval.ms` is never exceeded; below the cap it is resumed.
+/// - Handlers never exceed the cap; messages received meanwhile wait in a local buffer of up to `maxInFlight`.
+///   When the buffer is full the assignment is paused (`rd_kafka_pause_partitions`) and the loop keeps polling,
+///   so `max.poll.interval.ms` is never exceeded; once the buffer is half drained it is resumed.
 /// - On revocation (eager or cooperative, per `rd_kafka_rebalance_protocol`) the callback waits for the revoked
 ///   partitions' handlers (bounded by `revokeTimeout`), commits synchronously, then unassigns. Lost partitions are
 ///   not committed.
@@ -299,12 +300,21 @@ final class ConsumerCore: Sendable {
                 s.running += 1
                 next = (handler, s.waiting.removeFirst())
             }
-            let resume = s.pausedForCap && s.running + s.waiting.count < s.maxInFlight
+            let resume = s.pausedForCap && s.running + s.waiting.count <= Self.resumeLoad(s.maxInFlight)
             return (next, advanced || resume || s.stopRequested)
         }
         if let (handler, waiting) = next { spawn(handler, waiting.message, waiting.epoch) }
         if wake { queue.wake() }
     }
+
+    /// Received messages (running + waiting for a slot) at which the assignment is paused: the cap plus a local
+    /// buffer of as many again. Handlers never exceed the cap; the buffer hides librdkafka 2.0.2's resume latency
+    /// (a resumed partition is fetched again only at the broker thread's next periodic scan, up to ~1 s later),
+    /// which pausing exactly at the cap would pay on every cycle.
+    static func pauseLoad(_ maxInFlight: Int) -> Int { 2 * maxInFlight }
+
+    /// Received messages at or below which a paused assignment is resumed (the buffer half drained).
+    static func resumeLoad(_ maxInFlight: Int) -> Int { maxInFlight + maxInFlight / 2 }
 
     /// Commits finished work asynchronously and pauses or resumes the assignment around the cap.
     private func serviceCommitsAndPause(_ rk: OpaquePointer) {
@@ -314,10 +324,10 @@ final class ConsumerCore: Sendable {
             var action = CapAction.none
             if s.stopRequested {
                 // Draining: the assignment stays paused.
-            } else if !s.pausedForCap, load >= s.maxInFlight {
+            } else if !s.pausedForCap, load >= Self.pauseLoad(s.maxInFlight) {
                 s.pausedForCap = true
                 action = .pause
-            } else if s.pausedForCap, load < s.maxInFlight {
+            } else if s.pausedForCap, load <= Self.resumeLoad(s.maxInFlight) {
                 s.pausedForCap = false
                 action = .resume
             }

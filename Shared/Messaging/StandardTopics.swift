@@ -9,6 +9,7 @@ public func standardTopicSpecs(environment: Environment = Environment()) -> [Kaf
     let commandPartitions = max(1, environment.get("KAFKA_COMMAND_PARTITIONS", default: Int32(8)))
     let eventPartitions = max(1, environment.get("KAFKA_EVENT_PARTITIONS", default: Int32(8)))
     var specs = ServiceName.allCases.map { KafkaAdmin.TopicSpec(name: $0.commandTopic, partitions: commandPartitions) }
+    specs.append(KafkaAdmin.TopicSpec(name: Topics.pushRequests, partitions: commandPartitions))
     specs.append(KafkaAdmin.TopicSpec(name: Topics.events, partitions: eventPartitions))
     specs.append(KafkaAdmin.TopicSpec(name: Topics.deadLetter, partitions: 1))
     return specs

@@ -54,7 +54,8 @@ struct ContractsTests {
 
     @Test func topicNamesAreVersioned() {
         #expect(ServiceName.identify.commandTopic == "mapvest.identify.commands.v1")
-        #expect(ServiceName.push.commandTopic == "mapvest.push.requests.v1")
+        #expect(ServiceName.push.commandTopic == "mapvest.push.commands.v1")
+        #expect(Topics.pushRequests == "mapvest.push.requests.v1")
         #expect(Topics.replies(gatewayInstance: "g1") == "mapvest.gateway.replies.g1.v1")
         #expect(Topics.deadLetter == "mapvest.dlq.v1")
     }

@@ -6,7 +6,7 @@ import TestSupport
 /// The test broker (the command that runs the tests starts DevBroker and sets `KAFKA_BROKERS`), with the
 /// development profile the mock broker needs.
 func testConfiguration() throws -> KafkaConfiguration {
-    KafkaConfiguration(brokers: try TestEnvironment.require("KAFKA_BROKERS"), properties: ["fetch.error.backoff.ms": "10"], isDevelopment: true)
+    KafkaConfiguration(brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true)
 }
 
 let testLogger = Logger(label: "kafka-tests", level: .warning)
