@@ -63,11 +63,14 @@ let package = Package(
         shared("OCR", ["CTesseract", "Runtime"]),
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
+        shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
+        shared("NearbyCore", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
+        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
         service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
-        service("Nearby", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "Messaging", "Postgres", "Contracts", "Runtime"]),
@@ -93,7 +96,7 @@ let package = Package(
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
         tests("GeoTests", ["Geo"]),
-        tests("SystemTests", ["HTTPClient", "Kafka", "Postgres", "Contracts", "Runtime"]),
+        tests("SystemTests", ["HTTPClient", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,14 +1,75 @@
+import Contracts
+import Exa
+import Foundation
+import MarketData
 import Messaging
+import NearbyCore
+import OpenRouter
+import Places
+import Postgres
+import Redis
+import Resolver
+import Runtime
 import ServiceKit
 
-/// The Nearby service: joins its consumer group on `mapvest.nearby.commands.v1` and serves health and metrics.
-/// Its domain commands arrive with a later issue; until then every command is answered 404, as an unknown route.
+/// The Nearby service: `GET /v1/nearby` (places cascade, tile cache, brand → ticker join, per-user state) and the
+/// captures read model it keeps from `mapvest.find.recorded` events.
 await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
-    [
-        try CommandRunner(configuration: context.kafka, service: .nearby, producer: context.producer, logger: context.logger) {
-            command in
-            context.logger.warning("unknown command", ["command": .string(command.name)])
-            return .error(404, "not found")
+    let env = context.environment
+    let logger = context.logger
+    let redis = try await RedisClient.make(
+        url: env.get("REDIS_URL", default: "redis://127.0.0.1:6379"), size: env.get("REDIS_POOL_SIZE", default: 8),
+        logger: logger)
+    let db = try await PostgresPool.make(
+        url: env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest"),
+        size: env.get("POSTGRES_POOL_SIZE", default: 8), logger: logger)
+    try await CapturesStore.migrate(db)
+    try await BrandTickerCache.migrate(db)
+
+    let places = PlacesConfiguration.fromEnvironment(env)
+    if places.googleAPIKey == nil {
+        logger.info("GOOGLE_MAPS_API_KEY is not set: nearby uses OpenStreetMap (Overpass, then Photon)")
+    }
+    let brandCache = BrandTickerCache(redis: redis, db: db, logger: logger)
+    let resolver = TickerResolver(
+        cache: brandCache, market: MarketDataClient.fromEnvironment(env, logger: logger),
+        exa: ExaClient.fromEnvironment(env, logger: logger), openRouter: OpenRouterClient.fromEnvironment(env, logger: logger),
+        logger: logger)
+    let captures = CapturesStore(db: db)
+    let answerer = NearbyAnswerer(
+        tiles: PlacesTileCache(cascade: PlacesCascade(configuration: places), redis: redis, logger: logger),
+        join: BrandJoin(resolver: resolver, cache: brandCache), captures: captures, logger: logger)
+
+    let handler: @Sendable (IncomingCommand) async throws -> Reply = { command in
+        guard command.name == NearbyCommand.name else { throw CommandDecodingError("unknown command \(command.name)") }
+        let request: NearbyCommand
+        do {
+            request = try JSONDecoder().decode(NearbyCommand.self, from: Data(command.body))
+        } catch {
+            throw CommandDecodingError("\(command.name): \(error)")
         }
+        let answer = await answerer.answer(request, deadline: command.deadline)
+        // Published off the reply path: an analytics event never delays an answer.
+        let event = answer.event
+        Task {
+            await context.emit(
+                type: NearbyServedEvent.type, schemaVersion: NearbyServedEvent.schemaVersion,
+                key: request.userId ?? event.tile, data: event)
+        }
+        switch answer.result {
+        case .success(let response):
+            return .json(
+                200, response,
+                headers: [("Cache-Control", NearbyAnswerer.cacheControl(signedIn: request.userId != nil))])
+        case .failure(let failure):
+            logger.warning("places cascade exhausted", ["nearby.tile": .string(answer.event.tile)])
+            return .error(502, failure.message)
+        }
+    }
+    return [
+        try FindsRecordedConsumer(configuration: context.kafka, store: captures, logger: logger),
+        try CommandRunner(
+            configuration: context.kafka, service: .nearby, producer: context.producer,
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: handler),
     ]
 }

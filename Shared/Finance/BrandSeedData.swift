@@ -1119,6 +1119,7 @@ enum BrandSeedData {
   "marathon": {"ticker": "MPC", "exchange": "NYSE", "parent": "Marathon Petroleum Corp", "sector": "Energy", "isPublic": true},
   "marathon gas": {"ticker": "MPC", "exchange": "NYSE", "parent": "Marathon Petroleum Corp", "sector": "Energy", "isPublic": true},
   "marathon petroleum": {"ticker": "MPC", "exchange": "NYSE", "parent": "Marathon Petroleum Corp", "sector": "Energy", "isPublic": true},
+  "arco": {"ticker": "MPC", "exchange": "NYSE", "parent": "Marathon Petroleum Corp", "sector": "Energy", "isPublic": true},
   "valero": {"ticker": "VLO", "exchange": "NYSE", "parent": "Valero Energy Corp", "sector": "Energy", "isPublic": true},
   "sunoco": {"ticker": "SUN", "exchange": "NYSE", "parent": "Sunoco LP", "sector": "Energy", "isPublic": true},
   "sinclair": {"ticker": "DINO", "exchange": "NYSE", "parent": "HF Sinclair Corp", "sector": "Energy", "isPublic": true},

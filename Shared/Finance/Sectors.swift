@@ -10,14 +10,27 @@ public enum SectorAliases {
     public static let unknown = "Unknown"
 
     /// The canonical GICS sector for a sector name or alias (`"restaurants"`, `"tech"`, `"consumer cyclical"`,
-    /// `"Health-Care sector"`), case-, punctuation- and `&`/`and`-insensitive; `nil` when it is not a sector.
+    /// `"Health-Care sector"`), case-, punctuation- and `&`/`and`-insensitive. A longer description resolves by the
+    /// longest alias it contains as whole words (`"fast food chain"` → Consumer Discretionary). `nil` when no
+    /// sector (or an ambiguous one) is named.
     public static func canonical(_ s: String) -> String? {
         let key = aliasKey(s)
         guard !key.isEmpty else { return nil }
         if let hit = aliases[key] { return hit }
         if key.hasSuffix(" sector"), let hit = aliases[String(key.dropLast(" sector".count))] { return hit }
         if key.hasSuffix(" sectors"), let hit = aliases[String(key.dropLast(" sectors".count))] { return hit }
-        return nil
+        // A longer description ("fast food restaurant chain", "oil and gas company"): the longest alias it
+        // contains as whole words decides; equally long aliases naming different sectors ("power tools") → nil.
+        let padded = " " + key + " "
+        var best: (length: Int, sector: String?) = (0, nil)
+        for (alias, sector) in aliases where alias.count >= best.length && padded.contains(" " + alias + " ") {
+            if alias.count > best.length {
+                best = (alias.count, sector)
+            } else if best.sector != sector {
+                best.sector = nil
+            }
+        }
+        return best.sector
     }
 
     /// Lowercased, `&` → `and`, other punctuation → space, whitespace collapsed.
@@ -73,7 +86,7 @@ public enum SectorAliases {
             "Consumer Staples": [
                 "consumer staples", "staples", "consumer defensive", "consumer non cyclical", "food", "foods",
                 "packaged food", "packaged foods", "food products", "beverage", "beverages", "drinks",
-                "soft drinks", "beer", "brewers", "spirits", "wine", "alcohol", "grocery", "groceries",
+                "soft drinks", "food and beverage", "food and beverages", "food and drink", "beer", "brewers", "spirits", "wine", "alcohol", "grocery", "groceries",
                 "supermarket", "supermarkets", "grocery store", "grocery stores", "food retail",
                 "household products", "personal care", "personal products", "beauty", "cosmetics", "skincare",
                 "tobacco", "snacks", "convenience store", "convenience stores", "warehouse club",

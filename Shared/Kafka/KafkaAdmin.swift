@@ -1,9 +1,12 @@
 import CRdKafka
 import Foundation
 import Runtime
+import Synchronization
 
 /// Topic administration. Every call runs on a dedicated thread, off the cooperative pool.
 public enum KafkaAdmin {
+    private static let warnedNoController = Atomic<Bool>(false)
+
     /// A topic to create when missing.
     public struct TopicSpec: Sendable {
         public var name: String
@@ -34,9 +37,9 @@ public enum KafkaAdmin {
 
     /// Creates missing topics with settings.
     ///
-    /// A cluster whose metadata names no live controller cannot serve CreateTopics (librdkafka's mock broker, used
-    /// for dev and tests, is one): there the topics are auto-created by a metadata request instead, with the
-    /// broker's default partition count, and a warning is logged.
+    /// A cluster whose metadata names a controller that is not one of its brokers cannot serve CreateTopics
+    /// (librdkafka's mock broker, used for dev and tests, is one): there the topics are auto-created by a metadata
+    /// request instead, with the broker's default partition count, and a warning is logged once per process.
     public static func ensureTopics(
         configuration: KafkaConfiguration, specs: [TopicSpec], timeout: Duration, logger: Logger
     ) async throws {
@@ -73,20 +76,28 @@ public enum KafkaAdmin {
                 if existing < spec.partitions {
                     logger.warning(
                         "kafka topic has fewer partitions than configured",
-                        ["kafka.topic": .string(spec.name), "kafka.partitions": .int(Int(existing)),
-                         "kafka.partitions.wanted": .int(Int(spec.partitions))])
+                        [
+                            "kafka.topic": .string(spec.name), "kafka.partitions": .int(Int(existing)),
+                            "kafka.partitions.wanted": .int(Int(spec.partitions)),
+                        ])
                 }
             } else {
                 missing.append(spec)
             }
         }
         guard !missing.isEmpty else { return }
+        // -1 (not known yet) is left to CreateTopics, which waits for a controller; a named controller that is not
+        // among the brokers means the cluster cannot serve CreateTopics at all.
         let controller = rd_kafka_controllerid(handle.raw, 0)
-        if !cluster.brokerIds.contains(controller) {
-            logger.warning(
+        if controller >= 0, !cluster.brokerIds.contains(controller) {
+            // Warn once per process (the dev broker is the usual cause); later occurrences are debug lines.
+            let level: Logger.Level = warnedNoController.exchange(true, ordering: .relaxed) ? .debug : .warning
+            logger.log(
+                level,
                 "kafka cluster has no usable controller; auto-creating topics with the broker's default partitions",
                 ["kafka.topics": .string(missing.map(\.name).joined(separator: ","))])
-            try autoCreate(configuration: configuration, topics: missing.map(\.name), deadline: deadline, logger: logger)
+            try autoCreate(
+                configuration: configuration, topics: missing.map(\.name), deadline: deadline, logger: logger)
             return
         }
         try createTopics(handle, missing, deadline: deadline)
@@ -98,7 +109,9 @@ public enum KafkaAdmin {
         var brokerIds: Set<Int32> = []
     }
 
-    private static func clusterMetadata(_ handle: RDKafkaHandle, timeout: Duration) throws(KafkaError) -> ClusterMetadata {
+    private static func clusterMetadata(_ handle: RDKafkaHandle, timeout: Duration) throws(KafkaError)
+        -> ClusterMetadata
+    {
         var pointer: UnsafePointer<rd_kafka_metadata>?
         let result = rd_kafka_metadata(handle.raw, 1, nil, &pointer, timeout.clampedMilliseconds)
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR, let pointer else { throw KafkaError(result) }

@@ -9,7 +9,7 @@ import Synchronization
 ///   C API apart from `committedOffset`; handlers run as tasks on the cooperative pool, up to `maxInFlight` at once.
 /// - Offsets are committed manually (`enable.auto.commit=false`, `enable.auto.offset.store=false`,
 ///   `auto.offset.reset=earliest`), per partition only up to the lowest unfinished message (`OffsetTracker`),
-///   asynchronously as handlers finish.
+///   asynchronously, at most every 100 ms.
 /// - Handlers never exceed the cap; messages received meanwhile wait in a local buffer of up to `maxInFlight`.
 ///   When the buffer is full the assignment is paused (`rd_kafka_pause_partitions`) and the loop keeps polling,
 ///   so `max.poll.interval.ms` is never exceeded; once the buffer is half drained it is resumed.
@@ -39,7 +39,8 @@ public final class KafkaGroupConsumer: Service {
         let logger = logger.with(["kafka.group": .string(groupId)])
         let context = CallbackContext(logger: logger)
         let handle = try RDKafkaHandle.make(
-            kind: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .groupConsumer(groupId: groupId)),
+            kind: RD_KAFKA_CONSUMER,
+            properties: configuration.librdkafkaProperties(for: .groupConsumer(groupId: groupId)),
             context: context
         ) { conf in
             rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
@@ -82,7 +83,8 @@ public final class KafkaGroupConsumer: Service {
     }
 
     /// The group's committed offset for a partition (nil when none), read from the broker.
-    public func committedOffset(topic: String, partition: Int32, timeout: Duration = .seconds(5)) async throws -> Int64? {
+    public func committedOffset(topic: String, partition: Int32, timeout: Duration = .seconds(5)) async throws -> Int64?
+    {
         let handle = core.handle
         return try await onDedicatedThread("kafka-committed") { () throws(KafkaError) -> Int64? in
             let list = RDKafkaTopicPartitionList([(TopicPartition(topic: topic, partition: partition), nil)])
@@ -136,7 +138,11 @@ final class ConsumerCore: Sendable {
         /// Set while closing: revocations then skip waiting (the drain already waited).
         var closing = false
         var failure: KafkaError?
+        var nextCommit = ContinuousClock.now
     }
+
+    /// Finished work is committed at most this often (asynchronously); revocation and shutdown commit at once.
+    static let commitInterval: Duration = .milliseconds(100)
 
     let handle: RDKafkaHandle
     private let queue: RDKafkaQueue
@@ -175,12 +181,13 @@ final class ConsumerCore: Sendable {
 
     func start() throws(KafkaError) {
         let proceed = try state.withLock { s throws(KafkaError) -> Bool in
+            if s.stopRequested { return false }
             guard s.handler != nil else {
                 throw KafkaError(code: .state, detail: "setHandler must be called before run", isRetriable: false)
             }
             guard !s.started else { throw KafkaError(code: .state, detail: "run called twice", isRetriable: false) }
             s.started = true
-            return !s.stopRequested
+            return true
         }
         guard proceed else {
             stopped.fire()
@@ -203,8 +210,7 @@ final class ConsumerCore: Sendable {
             return !s.started
         }
         if neverStarted {
-            state.withLock { $0.started = true }  // a later run() returns at once
-            stopped.fire()
+            stopped.fire()  // a later run() returns at once
         } else {
             queue.wake()
         }
@@ -294,14 +300,15 @@ final class ConsumerCore: Sendable {
         let tp = TopicPartition(topic: message.topic, partition: message.partition)
         let (next, wake): ((Handler, Waiting)?, Bool) = state.withLock { s in
             s.running -= 1
-            let advanced = s.tracker.finish(tp, epoch: epoch, offset: message.offset)
+            s.tracker.finish(tp, epoch: epoch, offset: message.offset)
             var next: (Handler, Waiting)?
             if !s.stopRequested, let handler = s.handler, !s.waiting.isEmpty {
                 s.running += 1
                 next = (handler, s.waiting.removeFirst())
             }
             let resume = s.pausedForCap && s.running + s.waiting.count <= Self.resumeLoad(s.maxInFlight)
-            return (next, advanced || resume || s.stopRequested)
+            // Commits wait for the loop's next turn (at most 100 ms away); resuming and stopping do not.
+            return (next, resume || s.stopRequested)
         }
         if let (handler, waiting) = next { spawn(handler, waiting.message, waiting.epoch) }
         if wake { queue.wake() }
@@ -331,7 +338,11 @@ final class ConsumerCore: Sendable {
                 s.pausedForCap = false
                 action = .resume
             }
-            return (s.tracker.takeCommits(), action)
+            let now = ContinuousClock.now
+            guard now >= s.nextCommit else { return ([], action) }
+            let commits = s.tracker.takeCommits()
+            if !commits.isEmpty { s.nextCommit = now + Self.commitInterval }
+            return (commits, action)
         }
         if !commits.isEmpty { commit(rk, commits, async: true) }
         switch action {
@@ -366,22 +377,31 @@ final class ConsumerCore: Sendable {
                 KafkaMetrics.commitErrors.increment()
                 logger.warning(
                     "kafka commit failed",
-                    ["kafka.topic": .string(entry.tp.topic), "kafka.partition": .int(Int(entry.tp.partition)),
-                     "error": .string(KafkaError(entry.err).description)])
+                    [
+                        "kafka.topic": .string(entry.tp.topic), "kafka.partition": .int(Int(entry.tp.partition)),
+                        "error": .string(KafkaError(entry.err).description),
+                    ])
             }
         }
         return true
     }
 
     /// Results of asynchronous commits (served by the poll thread).
-    private func commitResult(err: rd_kafka_resp_err_t, offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
+    private func commitResult(err: rd_kafka_resp_err_t, offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?)
+    {
         let entries = RDKafkaTopicPartitionList.entries(of: offsets)
         let failed = entries.filter { $0.err != RD_KAFKA_RESP_ERR_NO_ERROR || err != RD_KAFKA_RESP_ERR_NO_ERROR }
         guard !failed.isEmpty, err != RD_KAFKA_RESP_ERR__NO_OFFSET else { return }
         KafkaMetrics.commitErrors.increment()
-        logger.warning(
-            "kafka commit failed; retrying with the next commit",
-            ["error": .string(KafkaError(err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : failed[0].err).description)])
+        let code = err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : failed[0].err
+        // Expected while the group rebalances; anything else deserves attention.
+        let rebalancing = [
+            RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS, RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION,
+            RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID,
+        ].contains(code)
+        logger.log(
+            rebalancing ? .info : .warning, "kafka commit failed; retrying with the next commit",
+            ["error": .string(KafkaError(code).description)])
         state.withLock { s in for entry in failed { s.tracker.commitFailed(entry.tp, offset: entry.offset) } }
     }
 
@@ -396,7 +416,8 @@ final class ConsumerCore: Sendable {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             if cooperative {
                 if let error = rd_kafka_incremental_assign(rk, partitions) {
-                    logger.error("kafka assign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
+                    logger.error(
+                        "kafka assign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
                 }
             } else {
                 let result = rd_kafka_assign(rk, partitions)
@@ -408,13 +429,18 @@ final class ConsumerCore: Sendable {
                 for tp in tps { s.tracker.assign(tp) }
                 return s.pausedForCap || s.stopRequested
             }
-            if pause, !tps.isEmpty { _ = rd_kafka_pause_partitions(rk, partitions) }
+            // A partition's pause flag outlives its assignment (it may have been revoked while paused): set it
+            // explicitly to the current state.
+            if !tps.isEmpty {
+                _ = pause ? rd_kafka_pause_partitions(rk, partitions) : rd_kafka_resume_partitions(rk, partitions)
+            }
             logger.info("kafka partitions assigned", ["kafka.partitions": .string(describe(tps))])
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             revoke(rk, tps, lost: rd_kafka_assignment_lost(rk) != 0)
             if cooperative {
                 if let error = rd_kafka_incremental_unassign(rk, partitions) {
-                    logger.error("kafka unassign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
+                    logger.error(
+                        "kafka unassign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
                 }
             } else {
                 _ = rd_kafka_assign(rk, nil)

@@ -119,7 +119,8 @@ final class ReaderCore: Sendable {
             if result == RD_KAFKA_RESP_ERR_NO_ERROR { break }
             attempts += 1
             if attempts % 20 == 1 {
-                logger.warning("kafka reader cannot resolve end offset yet", ["error": .string(KafkaError(result).description)])
+                logger.warning(
+                    "kafka reader cannot resolve end offset yet", ["error": .string(KafkaError(result).description)])
             }
             usleep(100_000)
         }

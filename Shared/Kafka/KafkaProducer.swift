@@ -51,7 +51,9 @@ public final class KafkaProducer: Service {
     }
 
     /// Whether sends are accepted (false after shutdown or while no broker is reachable).
-    public var isAvailable: Bool { !state.closed.load(ordering: .acquiring) && !state.brokersDown.load(ordering: .acquiring) }
+    public var isAvailable: Bool {
+        !state.closed.load(ordering: .acquiring) && !state.brokersDown.load(ordering: .acquiring)
+    }
 
     /// Enqueues and awaits the delivery report. Throws `KafkaError` at once (no waiting) when the message cannot be
     /// enqueued (queue full, unknown topic, fatal error, no reachable broker, shut down).
@@ -163,7 +165,8 @@ final class ProducerState: Sendable {
         if error.code == .allBrokersDown {
             suspectDown.store(true, ordering: .releasing)
         }
-        logger.log(error.isFatal ? .error : .warning, "kafka producer error", ["error": .string(error.debugDescription)])
+        logger.log(
+            error.isFatal ? .error : .warning, "kafka producer error", ["error": .string(error.debugDescription)])
     }
 }
 
@@ -224,7 +227,8 @@ private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logge
             } else {
                 if !state.brokersDown.exchange(true, ordering: .acquiringAndReleasing) {
                     KafkaMetrics.brokersDown.set(1)
-                    logger.error("no kafka broker reachable; refusing sends", ["error": .string(KafkaError(result).description)])
+                    logger.error(
+                        "no kafka broker reachable; refusing sends", ["error": .string(KafkaError(result).description)])
                 }
                 nextProbe = ContinuousClock.now + .milliseconds(500)
             }

@@ -10,7 +10,7 @@ import Runtime
 public final class MockKafkaCluster: Sendable {
     /// The `bootstrap.servers` string of the mock brokers.
     public let bootstrapServers: String
-    /// Declared before `host`: the cluster is destroyed first (it also holds `host` itself).
+    /// Destroyed before `host` whatever the property order: it holds `host` itself (`dependsOn`).
     private let cluster: CHandle<OpaquePointer>
     private let host: RDKafkaHandle
 

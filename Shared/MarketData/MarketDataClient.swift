@@ -22,6 +22,7 @@ public final class MarketDataClient: Sendable {
     private let quotes: SingleFlightCache<Quote?>
     private let histories: SingleFlightCache<[HistoryPoint]?>
     private let headlines: SingleFlightCache<[NewsItem]?>
+    private let ratioRows: SingleFlightCache<FinancialRatios?>
     private let reportedMassiveUnusable = Atomic<Bool>(false)
 
     public init(
@@ -34,6 +35,7 @@ public final class MarketDataClient: Sendable {
         self.quotes = SingleFlightCache(ttl: configuration.quoteTTL)
         self.histories = SingleFlightCache(ttl: configuration.historyTTL)
         self.headlines = SingleFlightCache(ttl: configuration.newsTTL)
+        self.ratioRows = SingleFlightCache(ttl: configuration.ratiosTTL)
     }
 
     /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
@@ -70,6 +72,19 @@ public final class MarketDataClient: Sendable {
         let items = await headlines.value(for: sym, keep: { $0 != nil }) { [self] in await fetchNews(sym) }
         guard let items else { return MarketNews(items: [], provider: "error") }
         return MarketNews(items: Array(items.prefix(cap)), provider: MarketDataProvider.massive.rawValue)
+    }
+
+    /// The latest financial ratios for `symbol` from Massive (cached `ratiosTTL` when found); nil when the symbol is
+    /// invalid, Massive has no key, or the provider has no usable row.
+    public func ratios(_ symbol: String) async -> FinancialRatios? {
+        guard let sym = MarketSymbol.normalize(symbol) else { return nil }
+        return await ratioRows.value(for: sym, keep: { $0 != nil }) { [self] in
+            guard isUsable(.massive) else { return nil }
+            let url =
+                "\(base(configuration.massiveBaseURL))/stocks/financials/v1/ratios?ticker=\(MarketSymbol.percentEncoded(sym))"
+                + "&limit=1"
+            return await get(provider: .massive, kind: "ratios", url: url).flatMap(MassiveRatios.ratios(from:))
+        }
     }
 
     /// Providers tried for a quote, in order.

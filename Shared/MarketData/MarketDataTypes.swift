@@ -104,6 +104,8 @@ public struct MarketDataConfiguration: Sendable {
     public var historyTTL: Duration = .seconds(30 * 60)
     /// News cache per ticker, successful answers only. Default 10 min.
     public var newsTTL: Duration = .seconds(10 * 60)
+    /// Ratios cache per ticker, found rows only. Default 1 h.
+    public var ratiosTTL: Duration = .seconds(60 * 60)
 
     public init(
         primary: MarketDataProvider = .massive, fallback: MarketDataProvider? = nil,

@@ -92,7 +92,8 @@ package struct CommandProcessor: Sendable {
 
         let deadline: ContinuousClock.Instant
         switch Self.deadline(
-            budgetHeader: message.header(MessageHeaders.budgetMs), sentAtHeader: message.header(MessageHeaders.sentAtMs),
+            budgetHeader: message.header(MessageHeaders.budgetMs),
+            sentAtHeader: message.header(MessageHeaders.sentAtMs),
             nowMs: Timestamp.nowMillis(), now: started)
         {
         case .some(.some(let instant)):
@@ -136,7 +137,9 @@ package struct CommandProcessor: Sendable {
 
     /// The command's deadline: nil for an unparseable budget, `.some(nil)` when the budget is spent, a default
     /// when there is no budget header.
-    package static func deadline(budgetHeader: String?, sentAtHeader: String?, nowMs: Int64, now: ContinuousClock.Instant)
+    package static func deadline(
+        budgetHeader: String?, sentAtHeader: String?, nowMs: Int64, now: ContinuousClock.Instant
+    )
         -> ContinuousClock.Instant??
     {
         guard let budgetHeader else { return .some(now + CommandRunner.defaultBudget) }
@@ -182,7 +185,8 @@ package struct CommandProcessor: Sendable {
         var logFields = fields
         logFields["reason"] = .string(String(reason.prefix(1024)))
         do {
-            _ = try await producer.send(topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
+            _ = try await producer.send(
+                topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
             MessagingMetrics.deadLetters(topic: Self.label(message.topic)).increment()
             logger.warning("command dead-lettered", logFields)
         } catch {

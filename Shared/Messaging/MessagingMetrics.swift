@@ -31,7 +31,8 @@ enum MessagingMetrics {
 
     static func commands(topic: String, outcome: String) -> Counter {
         MetricsRegistry.shared.counter(
-            "messaging_commands_total", help: "Commands handled, by outcome", labels: ["topic": topic, "outcome": outcome])
+            "messaging_commands_total", help: "Commands handled, by outcome",
+            labels: ["topic": topic, "outcome": outcome])
     }
 
     static func commandDuration(topic: String) -> Histogram {

@@ -82,8 +82,10 @@ public final class RequestReplyClient: Service {
                 MessagingMetrics.repliesDropped(drop.rawValue).increment()
                 logger.debug(
                     "reply dropped",
-                    ["reason": .string(drop.rawValue),
-                     "correlation.id": .string(message.header(MessageHeaders.correlationId) ?? "")])
+                    [
+                        "reason": .string(drop.rawValue),
+                        "correlation.id": .string(message.header(MessageHeaders.correlationId) ?? ""),
+                    ])
             }
         }
         logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
@@ -150,7 +152,10 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
             logger.warning(
                 "command not enqueued",
-                ["kafka.topic": .string(topic), "request.id": .string(command.requestId), "error": .string(error.description)])
+                [
+                    "kafka.topic": .string(topic), "request.id": .string(command.requestId),
+                    "error": .string(error.description),
+                ])
             throw .unavailable(error.description)
         }
 
@@ -208,7 +213,7 @@ public final class RequestReplyClient: Service {
         closing.store(true, ordering: .releasing)
         let waiters = self.waiters
         _ = await withDeadline(.seconds(5)) {
-            while waiters.count > 0 {
+            while waiters.count > 0, !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             return true

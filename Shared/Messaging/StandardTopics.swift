@@ -2,8 +2,8 @@ import Contracts
 import Kafka
 import Runtime
 
-/// The topics every binary may use: each service's command topic (push requests included), events and the
-/// dead-letter topic. Partitions: `KAFKA_COMMAND_PARTITIONS` (default 8) for command and push topics,
+/// The topics every binary may use: each service's command topic, push requests, events and the dead-letter
+/// topic. Partitions: `KAFKA_COMMAND_PARTITIONS` (default 8) for command and push topics,
 /// `KAFKA_EVENT_PARTITIONS` (default 8) for events, 1 for dead letters.
 public func standardTopicSpecs(environment: Environment = Environment()) -> [KafkaAdmin.TopicSpec] {
     let commandPartitions = max(1, environment.get("KAFKA_COMMAND_PARTITIONS", default: Int32(8)))
@@ -12,7 +12,8 @@ public func standardTopicSpecs(environment: Environment = Environment()) -> [Kaf
     specs.append(KafkaAdmin.TopicSpec(name: Topics.pushRequests, partitions: commandPartitions))
     specs.append(KafkaAdmin.TopicSpec(name: Topics.events, partitions: eventPartitions))
     specs.append(KafkaAdmin.TopicSpec(name: Topics.deadLetter, partitions: 1))
-    return specs
+    var seen = Set<String>()
+    return specs.filter { seen.insert($0.name).inserted }
 }
 
 /// Creates the standard topics that are missing (see `standardTopicSpecs`). Runs off the cooperative pool.

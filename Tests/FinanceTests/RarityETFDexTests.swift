@@ -46,6 +46,8 @@ struct SectorETFTests {
         ("telecom", "Communication Services"), ("banks", "Financials"), ("REITs", "Real Estate"),
         ("utility", "Utilities"), ("airlines", "Industrials"), ("chemicals", "Materials"),
         ("  CONSUMER   CYCLICAL ", "Consumer Discretionary"), ("beverages", "Consumer Staples"),
+        ("Fast food restaurant chain", "Consumer Discretionary"), ("Food & Beverage", "Consumer Staples"),
+        ("an oil and gas company", "Energy"),
     ])
     func aliases(input: String, canonical: String) {
         #expect(SectorAliases.canonical(input) == canonical)
@@ -55,6 +57,8 @@ struct SectorETFTests {
         #expect(SectorAliases.canonical("") == nil)
         #expect(SectorAliases.canonical("starbucks") == nil)
         #expect(SectorAliases.canonical("widgets and gizmos") == nil)
+        #expect(SectorAliases.canonical("biotechnical widgets") == nil, "whole words only")
+        #expect(SectorAliases.canonical("power tools") == nil, "equally long aliases of two sectors are ambiguous")
     }
 
     @Test func everySectorHasThreeKnownETFs() {

@@ -96,7 +96,8 @@ struct MessagingIntegrationTests {
             samples.append(ContinuousClock.now - started)
         }
         samples.sort()
-        print("request/reply round trip over \(samples.count): p50 \(percentile(samples, 0.5)), p90 \(percentile(samples, 0.9)), max \(samples.last ?? .zero)")
+        let (p50, p90) = (percentile(samples, 0.5), percentile(samples, 0.9))
+        print("request/reply round trip over \(samples.count): p50 \(p50), p90 \(p90), max \(samples.last ?? .zero)")
         #expect(client.waiting == 0)
         #expect(client.droppedReplies == .init(late: 0, duplicate: 0, unknown: 0))
         await client.shutdown()
@@ -151,7 +152,8 @@ struct MessagingIntegrationTests {
         #expect(client.waiting == 0)
         #expect(await eventually(timeout: .seconds(5)) { client.droppedReplies.late == 1 })
         #expect(
-            MetricsRegistry.shared.counter("messaging_replies_dropped_total", help: "", labels: ["reason": "late"]).current
+            MetricsRegistry.shared.counter("messaging_replies_dropped_total", help: "", labels: ["reason": "late"])
+                .current
                 >= lateBefore + 1)
         await client.shutdown()
         try await stack.stop()
@@ -169,7 +171,7 @@ struct MessagingIntegrationTests {
             _ = try await stack.request(client, "echo", "third")
             Issue.record("expected unavailable")
         } catch .unavailable {
-            #expect(ContinuousClock.now - started < .milliseconds(50))
+            #expect(ContinuousClock.now - started < .milliseconds(100))
         } catch {
             Issue.record("expected unavailable, got \(error)")
         }
@@ -261,9 +263,10 @@ struct MessagingIntegrationTests {
         let configuration = try testConfiguration()
         try await ensureStandardTopics(configuration: configuration, logger: testLogger)
         let specs = standardTopicSpecs(environment: Environment(["KAFKA_COMMAND_PARTITIONS": "3"]))
-        #expect(specs.count == ServiceName.allCases.count + 2)
+        let expected =
+            ServiceName.allCases.map(\.commandTopic) + [Topics.pushRequests, Topics.events, Topics.deadLetter]
+        #expect(specs.map(\.name).sorted() == Array(Set(expected)).sorted())
         #expect(specs.first { $0.name == ServiceName.identify.commandTopic }?.partitions == 3)
-        #expect(specs.contains { $0.name == Topics.pushRequests })
         for spec in specs {
             let count = try await KafkaAdmin.partitionCount(
                 configuration: configuration, topic: spec.name, timeout: .seconds(5), logger: testLogger)

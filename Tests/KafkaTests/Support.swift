@@ -13,11 +13,13 @@ let testLogger = Logger(label: "kafka-tests", level: .warning)
 
 /// Creates fresh topics for one test.
 func makeTopics(_ configuration: KafkaConfiguration, _ topics: [(name: String, partitions: Int32)]) async throws {
-    try await KafkaAdmin.ensureTopics(configuration: configuration, topics: topics, timeout: .seconds(15), logger: testLogger)
+    try await KafkaAdmin.ensureTopics(
+        configuration: configuration, topics: topics, timeout: .seconds(15), logger: testLogger)
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool
+{
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

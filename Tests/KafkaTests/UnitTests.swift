@@ -147,7 +147,8 @@ struct ConfigurationTests {
 @Suite("Request/reply bookkeeping (no broker)")
 struct ReplyWaitersTests {
     func reply(_ id: String) -> KafkaMessage {
-        KafkaMessage(topic: "r", partition: 0, offset: 0, key: nil, value: [], headers: [KafkaHeader("mv-correlation-id", id)])
+        KafkaMessage(
+            topic: "r", partition: 0, offset: 0, key: nil, value: [], headers: [KafkaHeader("mv-correlation-id", id)])
     }
 
     @Test func deliversAndClassifiesDroppedReplies() async {

@@ -3,9 +3,11 @@ import Foundation
 import HTTPClient
 import Testing
 
+/// Every system test runs serially: they share the identify consumer group and the gateway budgets.
+@Suite(.serialized) struct SystemTests {}
+
 /// End to end through real processes: HTTP → Gateway → Kafka → Identify → Kafka → Gateway → HTTP.
-@Suite(.serialized)
-struct GatewayIdentifyTests {
+extension SystemTests { @Suite struct GatewayIdentifyTests {
     static let knownBrands: [(hint: String, ticker: String)] = [
         ("Starbucks", "SBUX"), ("McDonald's", "MCD"), ("Home Depot", "HD"), ("Target", "TGT"),
         ("Walmart", "WMT"), ("Chipotle", "CMG"), ("Nike", "NKE"), ("Costco", "COST"),
@@ -14,12 +16,7 @@ struct GatewayIdentifyTests {
     func identify(_ gateway: GatewayProcess, hint: String?, device: String = "test-device") async throws
         -> HTTPClientResponse
     {
-        let form = MultipartBody.identify(hint: hint)
-        return try await HTTPClient.shared.execute(
-            HTTPClientRequest(
-                method: "POST", url: gateway.baseURL + "/v1/identify",
-                headers: [("Content-Type", form.contentType), ("X-Device-Id", device)], body: form.finished(),
-                timeout: .seconds(40)))
+        try await SystemClient.identify(gateway, hint: hint, device: device)
     }
 
     static func ticker(of response: HTTPClientResponse) throws -> String? {
@@ -83,4 +80,5 @@ struct GatewayIdentifyTests {
         let body = try JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
         #expect(!body.error.isEmpty)
     }
+}
 }

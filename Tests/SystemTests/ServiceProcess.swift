@@ -30,7 +30,7 @@ final class ServiceProcess: @unchecked Sendable {
         process.environment = env
         let logFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapvest-\(binary)-\(adminPort).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
         process.standardError = handle
@@ -99,9 +99,18 @@ struct GatewayProcess {
     let port: Int
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    static func start(instance: String, extra: [String: String] = [:]) async throws -> GatewayProcess {
+    /// Starts a gateway. Limits are off unless `limits` is true (routing tests must not trip the identify buckets,
+    /// which key anonymous callers by IP and every test client is 127.0.0.1).
+    static func start(instance: String, limits: Bool = false, extra: [String: String] = [:]) async throws
+        -> GatewayProcess
+    {
         let port = try freePort()
-        var env = ["PORT": String(port), "GATEWAY_INSTANCE_ID": instance]
+        var env = ["PORT": String(port), "GATEWAY_INSTANCE_ID": instance, "AUTH_RETURN_CODE": "1"]
+        if limits {
+            env["TRUSTED_PROXY_HOPS"] = "1"
+        } else {
+            env["GATEWAY_LIMITS"] = "off"
+        }
         for (k, v) in extra { env[k] = v }
         return GatewayProcess(process: try await ServiceProcess.start("Gateway", extra: env), port: port)
     }

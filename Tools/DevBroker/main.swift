@@ -71,13 +71,15 @@ if let bootstrapFile {
 FileHandle.standardOutput.write(Data((cluster.bootstrapServers + "\n").utf8))
 logger.info(
     "dev broker ready",
-    ["kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
-     "path": .string(bootstrapFile ?? "")])
+    [
+        "kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
+        "path": .string(bootstrapFile ?? ""),
+    ])
 
 for await sig in signals {
     logger.info("dev broker stopping", ["signal": .int(Int(sig))])
     break
 }
-signalSources.forEach { $0.cancel() }
+for source in signalSources { source.cancel() }
 if let bootstrapFile { try? FileManager.default.removeItem(atPath: bootstrapFile) }
 withExtendedLifetime(cluster) {}

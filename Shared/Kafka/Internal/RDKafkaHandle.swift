@@ -57,8 +57,9 @@ final class RDKafkaHandle: @unchecked Sendable {
         var text = [CChar](repeating: 0, count: 512)
         let code = rd_kafka_fatal_error(raw, &text, text.count)
         guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-        return KafkaError(code: KafkaError.Code(rawValue: code.rawValue), detail: cBufferString(text),
-                          isRetriable: false, isFatal: true)
+        return KafkaError(
+            code: KafkaError.Code(rawValue: code.rawValue), detail: cBufferString(text),
+            isRetriable: false, isFatal: true)
     }
 }
 
@@ -68,12 +69,15 @@ final class RDKafkaHandle: @unchecked Sendable {
 /// weakly, so a context never keeps its owner alive.
 final class CallbackContext: Sendable {
     typealias ErrorHook = @Sendable (KafkaError) -> Void
-    typealias RebalanceHook = @Sendable (
-        _ rk: OpaquePointer, _ event: rd_kafka_resp_err_t, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
-    ) -> Bool
-    typealias CommitHook = @Sendable (
-        _ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-    ) -> Void
+    typealias RebalanceHook =
+        @Sendable (
+            _ rk: OpaquePointer, _ event: rd_kafka_resp_err_t,
+            _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+        ) -> Bool
+    typealias CommitHook =
+        @Sendable (
+            _ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        ) -> Void
 
     private struct Hooks {
         var error: ErrorHook?
@@ -99,41 +103,44 @@ final class CallbackContext: Sendable {
     }
 }
 
-private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
-    rk, level, facility, text in
-    guard let rk, let context = CallbackContext.from(rd_kafka_opaque(rk)) else { return }
-    let logLevel: Logger.Level =
-        switch level {
-        case ...2: .error
-        case 3...4: .warning
-        case 5...6: .info
-        default: .debug
-        }
-    context.logger.log(
-        logLevel, text.map { String(cString: $0) } ?? "",
-        ["kafka.facility": .string(facility.map { String(cString: $0) } ?? ""), "source": "librdkafka"])
-}
-
-private let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void =
-    { rk, code, reason, opaque in
-        guard let context = CallbackContext.from(opaque) else { return }
-        var error = KafkaError(
-            rd_kafka_resp_err_t(rawValue: code), detail: reason.map { String(cString: $0) })
-        if code == RD_KAFKA_RESP_ERR__FATAL.rawValue, let rk {
-            var text = [CChar](repeating: 0, count: 512)
-            let underlying = rd_kafka_fatal_error(rk, &text, text.count)
-            error = KafkaError(
-                code: KafkaError.Code(rawValue: underlying.rawValue), detail: cBufferString(text), isRetriable: false,
-                isFatal: true)
-        }
-        if let hook = context.errorHook {
-            hook(error)
-        } else {
-            context.logger.log(
-                error.isFatal ? .error : .warning, "kafka client error",
-                ["error": .string(error.debugDescription)])
-        }
+private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void =
+    {
+        rk, level, facility, text in
+        guard let rk, let context = CallbackContext.from(rd_kafka_opaque(rk)) else { return }
+        let logLevel: Logger.Level =
+            switch level {
+            case ...2: .error
+            case 3...4: .warning
+            case 5...6: .info
+            default: .debug
+            }
+        context.logger.log(
+            logLevel, text.map { String(cString: $0) } ?? "",
+            ["kafka.facility": .string(facility.map { String(cString: $0) } ?? ""), "source": "librdkafka"])
     }
+
+private let errorCallback:
+    @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void =
+        { rk, code, reason, opaque in
+            guard let context = CallbackContext.from(opaque) else { return }
+            var error = KafkaError(
+                rd_kafka_resp_err_t(rawValue: code), detail: reason.map { String(cString: $0) })
+            if code == RD_KAFKA_RESP_ERR__FATAL.rawValue, let rk {
+                var text = [CChar](repeating: 0, count: 512)
+                let underlying = rd_kafka_fatal_error(rk, &text, text.count)
+                error = KafkaError(
+                    code: KafkaError.Code(rawValue: underlying.rawValue), detail: cBufferString(text),
+                    isRetriable: false,
+                    isFatal: true)
+            }
+            if let hook = context.errorHook {
+                hook(error)
+            } else {
+                context.logger.log(
+                    error.isFatal ? .error : .warning, "kafka client error",
+                    ["error": .string(error.debugDescription)])
+            }
+        }
 
 /// A topic and partition.
 package struct TopicPartition: Hashable, Sendable, CustomStringConvertible {

@@ -27,7 +27,8 @@ func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
 package final class OneShotSignal: Sendable {
     private struct State {
         var fired = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var nextId = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
     private let state = Mutex(State())
 
@@ -39,21 +40,29 @@ package final class OneShotSignal: Sendable {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             guard !s.fired else { return [] }
             s.fired = true
-            defer { s.waiters = [] }
-            return s.waiters
+            defer { s.waiters = [:] }
+            return Array(s.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once fired. Not cancellable: pair it with `withDeadline` when a bound is needed.
+    /// Returns once fired, or early when the waiting task is cancelled (check `isFired`).
     package func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { s -> Bool in
-                if s.fired { return true }
-                s.waiters.append(continuation)
-                return false
+        let id = state.withLock { s -> Int in
+            s.nextId += 1
+            return s.nextId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.fired || Task.isCancelled { return true }
+                    s.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if resumeNow { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

@@ -1,0 +1,67 @@
+import Contracts
+import Foundation
+import Resolver
+import Runtime
+
+/// The brand → ticker join of a page of places (CONTRACT.md §b.4), through the shared resolver and its cache:
+/// seed matches first (no I/O), then one batched read of the brand cache for the rest, then the misses resolved
+/// concurrently with `resolveTicker` (at most `concurrency` at once) until the deadline. A resolution still running
+/// at the deadline keeps going and lands in the shared cache for the next request.
+public struct BrandJoin: Sendable {
+    let resolver: TickerResolver
+    let cache: BrandTickerCache
+    let concurrency: Int
+
+    public init(resolver: TickerResolver, cache: BrandTickerCache, concurrency: Int = 8) {
+        self.resolver = resolver
+        self.cache = cache
+        self.concurrency = max(1, concurrency)
+    }
+
+    /// Resolutions by brand key (`TickerResolver.key`) for the names that resolved in time.
+    public func resolve(_ names: [String], deadline: ContinuousClock.Instant) async -> [String: BrandResolution] {
+        var out: [String: BrandResolution] = [:]
+        var pending: [String: String] = [:]  // key → a name to resolve it with
+        for name in names {
+            let key = TickerResolver.key(name)
+            guard !key.isEmpty, out[key] == nil, pending[key] == nil else { continue }
+            if let seeded = resolver.fromSeed(name) {
+                out[key] = seeded
+            } else {
+                pending[key] = name
+            }
+        }
+        guard !pending.isEmpty else { return out }
+        let cached = await cache.get(Array(pending.keys))
+        for (key, hit) in cached {
+            out[key] = hit
+            pending[key] = nil
+        }
+        guard !pending.isEmpty else { return out }
+
+        let left = deadline - ContinuousClock.now
+        guard left > .milliseconds(50) else { return out }
+        let resolver = self.resolver
+        let concurrency = self.concurrency
+        let work = pending.sorted { $0.key < $1.key }
+        let resolved = await withDeadline(left) { () -> [(String, BrandResolution)] in
+            await withTaskGroup(of: (String, BrandResolution).self) { group in
+                var results: [(String, BrandResolution)] = []
+                var iterator = work.makeIterator()
+                for _ in 0..<concurrency {
+                    guard let (key, name) = iterator.next() else { break }
+                    group.addTask { (key, await resolver.resolve(name)) }
+                }
+                for await result in group {
+                    results.append(result)
+                    if let (key, name) = iterator.next() {
+                        group.addTask { (key, await resolver.resolve(name)) }
+                    }
+                }
+                return results
+            }
+        }
+        for (key, resolution) in resolved ?? [] { out[key] = resolution }
+        return out
+    }
+}

@@ -1,0 +1,122 @@
+import Contracts
+import Jev
+
+/// The rating decision (CONTRACT.md §d.3), pure: from the resolved evidence and Jev's one answer to the response.
+/// Fewer than two sources, a failed Jev call, or a score that is missing, of the wrong type or below 0.55 confidence
+/// give `insufficient_signal` with `rating: null` — never a made-up hold.
+public enum RatingDecision {
+    /// The rubric, in order, as the score question's criteria.
+    public static let criteria = RatingAction.allCases.map(\.rawValue)
+
+    public static func decide(
+        ticker: String, asOf: String, evidence: [Evidence], jev: Result<JevAnswers, JevFailure>?
+    ) -> RatingResponse {
+        let wire = evidence.map(\.wire)
+        let inputs = evidence.map(\.id.rawValue)
+        func insufficient(_ drivers: [RatingDriver]) -> RatingResponse {
+            RatingResponse(
+                ticker: ticker, status: .insufficientSignal, rating: nil, probabilities: nil, confidence: 0,
+                drivers: drivers, evidence: wire, inputsUsed: inputs, asOf: asOf)
+        }
+        guard evidence.count >= 2, let jev, case .success(let answers) = jev else { return insufficient([]) }
+        let drivers = drivers(present: presentDrivers(evidence), answers: answers)
+        guard let score = answers.score("rating"), score.confidence.isFinite,
+            score.confidence >= JevGate.confidenceThreshold
+        else { return insufficient(drivers) }
+        let probabilities = probabilities(score)
+        guard let action = action(probabilities: probabilities, score: score.score) else { return insufficient(drivers) }
+        let confidence = round3(clamp01(score.confidence))
+        return RatingResponse(
+            ticker: ticker, status: .ok,
+            rating: Rating(
+                action: action, strength: strength(probabilities), conviction: confidence,
+                oneLine: oneLine(action: action, drivers: drivers)),
+            probabilities: probabilities, confidence: confidence, drivers: drivers, evidence: wire, inputsUsed: inputs,
+            asOf: asOf)
+    }
+
+    /// Distinct drivers of the evidence, in canonical order.
+    public static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
+        let present = Set(evidence.map(\.id.driver))
+        return RatingDriverName.allCases.filter(present.contains)
+    }
+
+    /// Per present driver: noul `p` → `up` (p ≥ 0.6), `down` (p ≤ 0.4) or `flat`, weight `|2p − 1|` (3 dp); a missing
+    /// noul is flat with weight 0. Sorted: the primary driver (choice confidence ≥ 0.55) first, then weight
+    /// descending, then canonical order.
+    public static func drivers(present: [RatingDriverName], answers: JevAnswers) -> [RatingDriver] {
+        var primary: RatingDriverName?
+        if let choice = answers.choice("primary_driver"), choice.confidence >= JevGate.confidenceThreshold,
+            let name = RatingDriverName(rawValue: choice.choice), present.contains(name)
+        {
+            primary = name
+        }
+        let drivers = present.map { name -> RatingDriver in
+            guard let raw = answers.noul("up_\(name.rawValue)"), raw.isFinite else {
+                return RatingDriver(name: name, direction: .flat, weight: 0)
+            }
+            let p = clamp01(raw)
+            let direction: RatingDirection = p >= 0.6 ? .up : p <= 0.4 ? .down : .flat
+            return RatingDriver(name: name, direction: direction, weight: round3(abs(2 * p - 1)))
+        }
+        let order = Dictionary(uniqueKeysWithValues: RatingDriverName.allCases.enumerated().map { ($1, $0) })
+        return drivers.sorted { a, b in
+            if (a.name == primary) != (b.name == primary) { return a.name == primary }
+            if a.weight != b.weight { return a.weight > b.weight }
+            return (order[a.name] ?? 0) < (order[b.name] ?? 0)
+        }
+    }
+
+    /// Probabilities keyed by action name (or index `"0"`…`"4"`), negatives ignored, normalised to sum 1, 3 dp;
+    /// nil when none is usable.
+    public static func probabilities(_ score: JevScoreAnswer) -> RatingProbabilities? {
+        var values: [Double] = []
+        for (index, action) in RatingAction.allCases.enumerated() {
+            let raw = score.probabilities[action.rawValue] ?? score.probabilities[String(index)]
+            values.append(raw.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 0)
+        }
+        let total = values.reduce(0, +)
+        guard total > 0 else { return nil }
+        let p = values.map { round3($0 / total) }
+        return RatingProbabilities(strongSell: p[0], sell: p[1], hold: p[2], buy: p[3], strongBuy: p[4])
+    }
+
+    /// Argmax of the probabilities, scanning strong_sell → strong_buy from `hold` and replacing only on strictly
+    /// greater; without probabilities the score (rounded to the nearest position 0…4) is the index; else nil.
+    public static func action(probabilities: RatingProbabilities?, score: Double) -> RatingAction? {
+        if let probabilities {
+            var best = RatingAction.hold
+            for action in RatingAction.allCases where probabilities[action] > probabilities[best] { best = action }
+            return best
+        }
+        guard score.isFinite else { return nil }
+        let index = Int(score.rounded())
+        guard RatingAction.allCases.indices.contains(index) else { return nil }
+        return RatingAction.allCases[index]
+    }
+
+    /// From the margin between the two most likely actions: ≥ 0.25 strong, ≥ 0.10 normal, else weak; `normal`
+    /// without probabilities.
+    public static func strength(_ probabilities: RatingProbabilities?) -> RatingStrength {
+        guard let probabilities else { return .normal }
+        let sorted = RatingAction.allCases.map { probabilities[$0] }.sorted(by: >)
+        let margin = round3(sorted[0] - sorted[1])
+        if margin >= 0.25 { return .strong }
+        if margin >= 0.10 { return .normal }
+        return .weak
+    }
+
+    /// `"<Label> · <U1>[ + <U2>][; <D1>[ + <D2>] headwind(s)]"` over the sorted drivers; `"<Label> · mixed signals"`
+    /// when no driver points up or down.
+    public static func oneLine(action: RatingAction, drivers: [RatingDriver]) -> String {
+        let ups = drivers.filter { $0.direction == .up }.prefix(2).map(\.name.label)
+        let downs = drivers.filter { $0.direction == .down }.prefix(2).map(\.name.label)
+        var parts: [String] = []
+        if !ups.isEmpty { parts.append(ups.joined(separator: " + ")) }
+        if !downs.isEmpty { parts.append(downs.joined(separator: " + ") + (downs.count == 1 ? " headwind" : " headwinds")) }
+        return "\(action.label) \u{00B7} " + (parts.isEmpty ? "mixed signals" : parts.joined(separator: "; "))
+    }
+}
+
+func clamp01(_ v: Double) -> Double { v.isFinite ? min(1, max(0, v)) : 0 }
+func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }

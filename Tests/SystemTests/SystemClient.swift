@@ -1,0 +1,39 @@
+import Contracts
+import Foundation
+import HTTPClient
+
+/// HTTP calls the system tests make against a gateway.
+enum SystemClient {
+    static func identify(
+        _ gateway: GatewayProcess, hint: String?, device: String? = "test-device", headers: [(String, String)] = [],
+        image: [UInt8] = MultipartBody.fakeJPEG
+    ) async throws -> HTTPClientResponse {
+        let form = MultipartBody.identify(hint: hint, image: image)
+        var all = [("Content-Type", form.contentType)] + headers
+        if let device { all.append(("X-Device-Id", device)) }
+        return try await HTTPClient.shared.execute(
+            HTTPClientRequest(
+                method: "POST", url: gateway.baseURL + "/v1/identify", headers: all, body: form.finished(),
+                timeout: .seconds(40)))
+    }
+
+    static func send(
+        _ gateway: GatewayProcess, _ method: String, _ path: String, json: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> HTTPClientResponse {
+        var all = headers
+        if json != nil { all.append(("Content-Type", "application/json")) }
+        return try await HTTPClient.shared.execute(
+            HTTPClientRequest(
+                method: method, url: gateway.baseURL + path, headers: all, body: json.map { Array($0.utf8) },
+                timeout: .seconds(20)))
+    }
+
+    static func errorMessage(_ response: HTTPClientResponse) -> String? {
+        try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)).error
+    }
+
+    static func json(_ response: HTTPClientResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+    }
+}
