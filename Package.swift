@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "PushDispatcher", targets: ["PushDispatcher"]),
         .executable(name: "DevBroker", targets: ["DevBroker"]),
         .executable(name: "LoadGen", targets: ["LoadGen"]),
+        .executable(name: "PushBench", targets: ["PushBench"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -66,14 +67,18 @@ let package = Package(
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
         shared("NearbyCore", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
+        shared("RatingEngine", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+        shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
+        shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+        shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
         service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
-        service("Rating", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
-        service("PushDispatcher", ["ServiceKit", "Messaging", "Postgres", "Contracts", "Runtime"]),
+        service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
         // Dev/test tooling.
         .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
@@ -81,6 +86,9 @@ let package = Package(
 
         .executableTarget(name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
                           swiftSettings: swiftSettings),
+
+        .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
+                          path: "Tools/PushBench", swiftSettings: swiftSettings),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Runtime"], path: "Tests/TestSupport",
@@ -96,6 +104,7 @@ let package = Package(
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
         tests("GeoTests", ["Geo"]),
+        tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
         tests("SystemTests", ["HTTPClient", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]

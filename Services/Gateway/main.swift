@@ -36,7 +36,10 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let router = Router(
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
-            + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route])
+            + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
+            + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
+            + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
+            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)

@@ -49,6 +49,7 @@ struct IdentifyCommands: Sendable {
                 detections: response.identification.detected.count, investables: response.investables.count,
                 publicInvestables: response.investables.filter(\.brand.isPublic).count,
                 signedIn: command.userId != nil))
-        return .json(200, response)
+        let photos = self.photos
+        return Reply.json(200, response).then { await photos.delete(command.photoKey) }
     }
 }

@@ -1,6 +1,48 @@
+import Contracts
+import Messaging
+import PushCore
+import Runtime
 import ServiceKit
 
-/// The PushDispatcher: owns the push tables and hands notifications to Expo. Until its delivery path lands it serves
-/// health and metrics only and does not consume `mapvest.push.requests.v1`, so requests wait in Kafka instead of
-/// being acknowledged and lost.
-await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { _ in [] }
+/// The PushDispatcher: owns the push tables (schema `push`), answers the `/v1/push/*` commands and hands
+/// notification requests to Expo (CONTRACT.md §i). It verifies no JWT (the gateway does), so it needs no
+/// `SESSION_SIGNING_KEY`.
+///
+/// Postgres: connect directly or through a SESSION-mode pooler. Handoffs hold session-level advisory locks on a
+/// reserved connection through the Expo call; a transaction-mode PgBouncer would break them.
+await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context in
+    let configuration = PushConfiguration(context.environment)
+    let logger = context.logger
+    let push = try await PushRuntime.make(configuration: configuration, logger: logger)
+    let dispatcher = push.dispatcher
+    let intake = try PushRequestIntake(
+        configuration: context.kafka, topic: configuration.requestsTopic, groupId: configuration.dispatchGroup,
+        producer: context.producer, maxInFlight: configuration.requestMaxInFlight, logger: logger
+    ) { request in
+        let summary = await dispatcher.deliver(request)
+        if summary.successes > 0 {
+            await context.emit(
+                type: PushHandedOffEvent.type, schemaVersion: PushHandedOffEvent.schemaVersion, key: request.id,
+                data: PushHandedOffEvent(eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.successes))
+        }
+        if summary.failures > 0 {
+            await context.emit(
+                type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: request.id,
+                data: PushFailedEvent(
+                    eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.failures,
+                    invalidTokens: summary.invalidTokens, reason: (summary.failureReason ?? .unavailable).rawValue))
+        }
+    }
+    let commands = try CommandRunner(
+        configuration: context.kafka, service: .push, producer: context.producer,
+        maxInFlight: configuration.commandMaxInFlight, logger: logger, handler: push.commands.handle)
+    logger.info(
+        "push dispatcher configured",
+        [
+            "push.schema": .string(configuration.schema), "push.max_concurrent_handoffs": .int(configuration.maxConcurrentHandoffs),
+            "push.lease_ms": .double(configuration.lease.inMilliseconds), "expo.pace_per_second": .int(configuration.pacePerSecond),
+            "expo.dispatch_enabled": .bool(configuration.dispatchEnabled),
+        ])
+    // Stopped in reverse: intake and commands drain first, then maintenance.
+    return [push.maintenance, commands, intake]
+}

@@ -1,14 +1,54 @@
+import Contracts
+import Foundation
+import Headlines
+import Jev
+import MarketData
 import Messaging
+import RatingEngine
+import Redis
+import Runtime
+import SearchIntent
 import ServiceKit
 
-/// The Rating service: joins its consumer group on `mapvest.rating.commands.v1` and serves health and metrics.
-/// Its domain commands arrive with a later issue; until then every command is answered 404, as an unknown route.
+/// The Rating service: the market-data-backed answers — `GET /v1/rating/:ticker`, `GET /v1/news` with headline
+/// materiality, and `POST /v1/search/intent` (whose live-quote probe goes through the same market-data boundary).
 await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
-    [
-        try CommandRunner(configuration: context.kafka, service: .rating, producer: context.producer, logger: context.logger) {
-            command in
-            context.logger.warning("unknown command", ["command": .string(command.name)])
-            return .error(404, "not found")
-        }
+    let env = context.environment
+    let logger = context.logger
+    let redis = try await RedisClient.make(
+        url: env.get("REDIS_URL", default: "redis://127.0.0.1:6379"), size: env.get("REDIS_POOL_SIZE", default: 8),
+        logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, logger: logger)
+    let jev = JevClient.fromEnvironment(env, logger: logger)
+    if env.get("JEV_API_KEY") == nil {
+        logger.info("JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
+    }
+    let materiality = HeadlineMateriality(jev: jev, redis: redis, logger: logger)
+    let news = NewsPage(market: market, materiality: materiality)
+    let ratings = RatingService(
+        engine: RatingEngine(
+            collector: EvidenceCollector(
+                market: market, underlying: UnderlyingClient.fromEnvironment(env, logger: logger),
+                memos: ResearchMemos(redis: redis), materiality: materiality),
+            jev: jev),
+        redis: redis, logger: logger,
+        onComputed: { response, elapsed in
+            let event = RatingComputedEvent(
+                ticker: response.ticker, status: response.status, action: response.rating?.action,
+                strength: response.rating?.strength, confidence: response.confidence, inputsUsed: response.inputsUsed,
+                latencyMs: Int(elapsed.inMilliseconds))
+            Task {
+                await context.emit(
+                    type: RatingComputedEvent.type, schemaVersion: RatingComputedEvent.schemaVersion,
+                    key: response.ticker, data: event)
+            }
+        })
+    let intents = SearchIntentResolver(
+        quoteProbe: { symbol in await market.quote(symbol) != nil }, jev: jev, redis: redis, logger: logger)
+
+    return [
+        try CommandRunner(
+            configuration: context.kafka, service: .rating, producer: context.producer,
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(ratings: ratings, news: news, intents: intents).handle)
     ]
 }

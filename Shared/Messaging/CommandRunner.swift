@@ -131,6 +131,7 @@ package struct CommandProcessor: Sendable {
         if let replyTo, let correlationId {
             await send(reply, to: replyTo, correlationId: correlationId, fields: fields)
         }
+        await reply.afterReply?()
         MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
         MessagingMetrics.commandDuration(topic: topicLabel).observe(since: started)
     }

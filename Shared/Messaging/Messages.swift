@@ -9,11 +9,21 @@ public struct Reply: Sendable {
     public var body: [UInt8]
     /// HTTP headers for the gateway to copy onto the response (they travel as `mv-h-<name>` Kafka headers).
     public var headers: [(String, String)]
+    /// Work to run once the reply has been produced (e.g. deleting a claim-checked photo, so a redelivery inside
+    /// the budget still finds it).
+    public var afterReply: (@Sendable () async -> Void)?
 
     public init(status: Int, body: [UInt8], headers: [(String, String)] = []) {
         self.status = status
         self.body = body
         self.headers = headers
+    }
+
+    /// This reply with `work` to run after it was produced.
+    public func then(_ work: @escaping @Sendable () async -> Void) -> Reply {
+        var copy = self
+        copy.afterReply = work
+        return copy
     }
 
     /// `value` encoded as JSON; an encoding failure becomes a 500 `{"error":"internal error"}`.

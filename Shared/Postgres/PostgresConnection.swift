@@ -33,7 +33,8 @@ final class PGHandle: @unchecked Sendable {
 
 /// One Postgres session. Only handed out inside pool closures; do not keep it past the closure.
 /// Every libpq call runs on the connection's own serial dispatch queue, never on the cooperative pool. Concurrent
-/// calls on one connection are serialized. Cancelling the calling task sends a cancel request for the running statement.
+/// calls on one connection are serialized. Cancelling the calling task sends a cancel request for the running
+/// statement.
 public final class PostgresConnection: Sendable {
     enum SessionState: UInt8 {
         case idle = 0
@@ -85,8 +86,8 @@ public final class PostgresConnection: Sendable {
     private static func openHandle(url: String, connectTimeoutSeconds: Int64) throws -> PGHandle {
         // Later keywords win: the URL may override the timeouts and application name, never the encoding.
         let keywords = [
-            "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "fallback_application_name",
-            "dbname", "client_encoding",
+            "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "fallback_application_name", "dbname", "client_encoding",
         ]
         let values = [String(connectTimeoutSeconds), "30", "10", "3", ProcessInfo.processInfo.processName, url, "UTF8"]
         let copies = (keywords + values).map { strdup($0) }
@@ -97,7 +98,7 @@ public final class PostgresConnection: Sendable {
         let conn = PQconnectdbParams(keywordList, valueList, 1)
         guard let conn else { throw PostgresError(code: .connectionFailed, message: "out of memory") }
         guard PQstatus(conn) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(conn))
+            let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
             PQfinish(conn)
             throw PostgresError(code: .connectionFailed, message: message)
         }
@@ -315,7 +316,8 @@ public final class PostgresConnection: Sendable {
         let count = bytes.count + (terminated ? 1 : 0)
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, count))
         bytes.withUnsafeBytes { source in
-            UnsafeMutableRawPointer(pointer).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(pointer), byteCount: bytes.count)
+            guard let base = source.baseAddress else { return }
+            UnsafeMutableRawPointer(pointer).copyMemory(from: base, byteCount: bytes.count)
         }
         if terminated { pointer[bytes.count] = 0 }
         return pointer
@@ -323,7 +325,7 @@ public final class PostgresConnection: Sendable {
 
     private static func handleResult(_ raw: OpaquePointer, _ result: OpaquePointer?) throws -> Outcome {
         guard let result else {
-            let message = String(cString: PQerrorMessage(raw))
+            let message = String(cString: PQerrorMessage(raw)).trimmingCharacters(in: .whitespacesAndNewlines)
             let code: PostgresError.Code = PQstatus(raw) == CONNECTION_OK ? .unexpectedResult : .connectionClosed
             throw PostgresError(code: code, message: message)
         }
@@ -373,7 +375,9 @@ public final class PostgresConnection: Sendable {
         let sqlState = field("C")
         let broken = PQstatus(raw) != CONNECTION_OK
         var message = field("M")
-        if message == nil { message = String(cString: PQerrorMessage(raw)) }
+        if message == nil {
+            message = String(cString: PQerrorMessage(raw)).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         let code: PostgresError.Code = broken ? .connectionClosed : (sqlState == nil ? .unexpectedResult : .server)
         return PostgresError(
             code: code, sqlState: sqlState, constraintName: field("n"), message: message, detail: field("D"),

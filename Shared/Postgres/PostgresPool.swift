@@ -78,7 +78,9 @@ public final class PostgresPool: Sendable {
 
     /// A pooled connection for several statements outside a transaction. A transaction left open by `body` is
     /// rolled back before the connection goes back.
-    public func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    public func withConnection<T: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let connection = try await pool.acquire()
         let result: Result<T, any Error>
         do {
@@ -100,7 +102,8 @@ public final class PostgresPool: Sendable {
                 let value = try await body(connection)
                 let status = try await connection.command("COMMIT")
                 if status == "ROLLBACK" {
-                    throw PostgresError(code: .transactionRolledBack, message: "COMMIT rolled back a failed transaction")
+                    throw PostgresError(
+                        code: .transactionRolledBack, message: "COMMIT rolled back a failed transaction")
                 }
                 return value
             } catch {
@@ -167,7 +170,8 @@ public final class PostgresPool: Sendable {
                 SET LOCAL search_path TO "\(schema)", public
                 """)
             var recorded: [Int: String] = [:]
-            for row in try await connection.query("SELECT version, name FROM \(unescaped: "\"\(schema)\"").schema_migrations") {
+            let table = "\"\(schema)\".schema_migrations"
+            for row in try await connection.query("SELECT version, name FROM \(unescaped: table)") {
                 if let version = row.int("version") { recorded[version] = row.string("name") ?? "" }
             }
             var applied: [Migration] = []
@@ -176,14 +180,17 @@ public final class PostgresPool: Sendable {
                     if name != migration.name {
                         logger.warning(
                             "recorded migration has another name",
-                            ["db.migration.version": .int(migration.version), "db.migration.name": .string(migration.name)])
+                            [
+                                "db.migration.version": .int(migration.version),
+                                "db.migration.name": .string(migration.name),
+                            ])
                     }
                     continue
                 }
                 try await connection.simpleQuery(migration.sql)
                 try await connection.execute(
                     """
-                    INSERT INTO \(unescaped: "\"\(schema)\"").schema_migrations (version, name)
+                    INSERT INTO \(unescaped: table) (version, name)
                     VALUES (\(migration.version), \(migration.name))
                     """)
                 applied.append(migration)

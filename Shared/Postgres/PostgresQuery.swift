@@ -66,8 +66,8 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable {
         }
 
         public mutating func appendInterpolation(_ value: [String]?) {
-            append(value.map { PostgresBind(value: .text(PostgresBind.arrayLiteral($0)), typeOID: PostgresBind.OID.textArray) }
-                ?? PostgresBind(null: PostgresBind.OID.textArray))
+            guard let value else { return append(PostgresBind(null: PostgresBind.OID.textArray)) }
+            appendInterpolation(value)
         }
 
         /// Splices `text` into the SQL unchanged. Only for identifiers from code (schema or table names).

@@ -36,9 +36,15 @@ public struct EvidenceCollector: Sendable {
                 group.addTask {
                     let started = ContinuousClock.now
                     let evidence = await withDeadline(budget) { await self.source(id, ticker: ticker, budget: budget) }
+                    let outcome: String
+                    switch evidence {
+                    case .none: outcome = "timeout"
+                    case .some(.none): outcome = "absent"
+                    case .some(.some): outcome = "ok"
+                    }
                     MetricsRegistry.shared.counter(
                         "rating_evidence_total", help: "Rating evidence sources by outcome",
-                        labels: ["source": id.rawValue, "outcome": evidence == nil ? "timeout" : (evidence! == nil ? "absent" : "ok")]
+                        labels: ["source": id.rawValue, "outcome": outcome]
                     ).increment()
                     MetricsRegistry.shared.histogram(
                         "rating_evidence_duration_seconds", help: "Rating evidence source latency",

@@ -56,7 +56,8 @@ public final class RedisClient: Sendable {
             close: { await $0.close() },
             timeoutError: { RedisError(code: .poolTimeout, message: "no connection free within \(acquireTimeout)") },
             closedError: { RedisError(code: .poolClosed) })
-        return RedisClient(pool: ConnectionPool(capacity: size, acquireTimeout: acquireTimeout, inUse: inUse, hooks: hooks))
+        let pool = ConnectionPool(capacity: size, acquireTimeout: acquireTimeout, inUse: inUse, hooks: hooks)
+        return RedisClient(pool: pool)
     }
 
     /// Sends one command (binary safe). An error reply throws `RedisError` with `code == .errorReply`.
@@ -86,7 +87,9 @@ public final class RedisClient: Sendable {
 
     /// SET with an optional `PX` TTL (whole milliseconds, rounded up) and `NX`; false when NX prevented the write.
     @discardableResult
-    public func set(_ key: String, _ value: [UInt8], ttl: Duration? = nil, onlyIfAbsent: Bool = false) async throws -> Bool {
+    public func set(
+        _ key: String, _ value: [UInt8], ttl: Duration? = nil, onlyIfAbsent: Bool = false
+    ) async throws -> Bool {
         var args = [Array("SET".utf8), Array(key.utf8), value]
         if let ttl { args += [Array("PX".utf8), Array(String(try Self.milliseconds(ttl)).utf8)] }
         if onlyIfAbsent { args.append(Array("NX".utf8)) }

@@ -78,7 +78,8 @@ final class RedisConnection: Sendable {
     }
 
     private static func open(_ endpoint: RedisEndpoint, timeout: Duration) throws -> RedisContextHandle {
-        let micros = max(1000, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        let (seconds, attoseconds) = timeout.components
+        let micros = max(1000, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         let tv = timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
         guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), tv) else {
             throw RedisError(code: .connectionFailed, message: "cannot allocate a redis context")
@@ -97,14 +98,12 @@ final class RedisConnection: Sendable {
             var auth = [Array("AUTH".utf8)]
             if let username = endpoint.username { auth.append(Array(username.utf8)) }
             auth.append(Array(password.utf8))
-            if case .error(let text) = try execute(context, auth) {
-                throw RedisError(code: .authenticationFailed, errorPrefix: RedisError(reply: text).errorPrefix, message: text)
-            }
+            if case .error(let text) = try execute(context, auth) { throw RedisError(setupReply: text) }
         }
         if endpoint.database != 0,
             case .error(let text) = try execute(context, [Array("SELECT".utf8), Array(String(endpoint.database).utf8)])
         {
-            throw RedisError(code: .authenticationFailed, errorPrefix: RedisError(reply: text).errorPrefix, message: text)
+            throw RedisError(setupReply: text)
         }
         return handle
     }
@@ -173,7 +172,8 @@ final class RedisConnection: Sendable {
         guard let reply else {
             let savedErrno = errno
             let message = String(cString: mv_redis_errstr(context))
-            let timedOut = savedErrno == EAGAIN || savedErrno == EWOULDBLOCK || message == String(cString: strerror(EAGAIN))
+            let timedOut =
+                savedErrno == EAGAIN || savedErrno == EWOULDBLOCK || message == String(cString: strerror(EAGAIN))
             if context.pointee.err == REDIS_ERR_IO, timedOut {
                 throw RedisError(code: .timeout, message: message)
             }

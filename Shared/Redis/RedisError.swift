@@ -53,8 +53,14 @@ public struct RedisError: Error, CustomStringConvertible, CustomDebugStringConve
     /// An error reply's text, split into its code word and message.
     init(reply text: String) {
         let prefix = text.split(separator: " ", maxSplits: 1).first.map(String.init)
-        let isCodeWord = prefix.map { !$0.isEmpty && $0.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "_" } } ?? false
+        let isCodeWord =
+            prefix.map { !$0.isEmpty && $0.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "_" } } ?? false
         self.init(code: .errorReply, errorPrefix: isCodeWord ? prefix : nil, message: text)
+    }
+
+    /// AUTH or SELECT refused while connecting.
+    init(setupReply text: String) {
+        self.init(code: .authenticationFailed, errorPrefix: RedisError(reply: text).errorPrefix, message: text)
     }
 
     public var description: String {

@@ -9,9 +9,11 @@ import Testing
         try await PG.withSchema("pg_inject") { pool, schema in
             try await pool.execute("CREATE TABLE \(unescaped: schema).notes (id serial PRIMARY KEY, body text)")
             let hostile = "Robert'); DROP TABLE \(schema).notes; -- \"quoted\" \\ $1 '' ; ünïcødé 🚀"
-            let inserted = try await pool.query("INSERT INTO \(unescaped: schema).notes (body) VALUES (\(hostile)) RETURNING id")
+            let inserted = try await pool.query(
+                "INSERT INTO \(unescaped: schema).notes (body) VALUES (\(hostile)) RETURNING id")
             let id = try #require(inserted.first?.int("id"))
-            let rows = try await pool.query("SELECT body FROM \(unescaped: schema).notes WHERE id = \(id) AND body = \(hostile)")
+            let rows = try await pool.query(
+                "SELECT body FROM \(unescaped: schema).notes WHERE id = \(id) AND body = \(hostile)")
             #expect(rows.count == 1)
             #expect(rows.first?.string("body") == hostile)
             let count = try await pool.query("SELECT count(*) AS n FROM \(unescaped: schema).notes")
@@ -92,7 +94,8 @@ import Testing
                 #expect(row.isNull(column), "\(column)")
             }
             #expect(row.string("s") == nil && row.int("i") == nil && row.date("ts") == nil && row.bytes("raw") == nil)
-            let matched = try await pool.query("SELECT count(*) AS n FROM \(unescaped: schema).t WHERE s IS NOT DISTINCT FROM \(s)")
+            let matched = try await pool.query(
+                "SELECT count(*) AS n FROM \(unescaped: schema).t WHERE s IS NOT DISTINCT FROM \(s)")
             #expect(matched.first?.int("n") == 1)
         }
     }
@@ -140,7 +143,8 @@ import Testing
         let results = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
             for i in 0..<30 {
                 group.addTask {
-                    let row = try await pool.query("SELECT \(i) AS i, pg_backend_pid() AS pid, pg_sleep(0.01)::text AS z")
+                    let row = try await pool.query(
+                        "SELECT \(i) AS i, pg_backend_pid() AS pid, pg_sleep(0.01)::text AS z")
                     return (i, row.first?.int("i") ?? -1, row.first?.int("pid") ?? -1)
                 }
             }
@@ -162,7 +166,7 @@ import Testing
         let error = await #expect(throws: PostgresError.self) { try await pool.query("SELECT 1") }
         #expect(error?.code == .poolTimeout)
         #expect(error?.isRetriable == true)
-        #expect(elapsed(since: start) < 0.6)
+        #expect(elapsed(since: start) < 1.5)  // 200 ms timeout; margin for a loaded CI box
         _ = try await holder.value
         #expect(try await pool.query("SELECT 1 AS one").first?.int("one") == 1)
     }
@@ -183,7 +187,8 @@ import Testing
             return try await other.query("SELECT pg_try_advisory_lock(\(key)) AS got").first?.bool("got")
         }
         #expect(heldInside == false)
-        let afterwards = try await other.query("SELECT pg_try_advisory_lock(\(key)) AS got, pg_advisory_unlock(\(key)) AS released")
+        let afterwards = try await other.query(
+            "SELECT pg_try_advisory_lock(\(key)) AS got, pg_advisory_unlock(\(key)) AS released")
         #expect(afterwards.first?.bool("got") == true)
 
         // Also when the body throws, and the same (only) connection comes back without locks.
@@ -205,8 +210,13 @@ import Testing
         let migrations = [
             Migration(
                 version: 1, name: "side effects",
-                sql: "CREATE TABLE side_effects (version int); SELECT pg_sleep(0.2); INSERT INTO side_effects VALUES (1);"),
-            Migration(version: 2, name: "items", sql: "CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL);"),
+                sql: """
+                    CREATE TABLE side_effects (version int);
+                    SELECT pg_sleep(0.2);
+                    INSERT INTO side_effects VALUES (1);
+                    """),
+            Migration(
+                version: 2, name: "items", sql: "CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL);"),
             Migration(version: 3, name: "more side effects", sql: "INSERT INTO side_effects VALUES (3);"),
         ]
         async let a: Void = first.migrate(schema: schema, migrations: migrations)
@@ -229,7 +239,9 @@ import Testing
             Migration(version: 5, name: "five", sql: "INSERT INTO side_effects VALUES (5)"),
             Migration(version: 6, name: "broken", sql: "INSERT INTO no_such_table VALUES (6)"),
         ]
-        let error = await #expect(throws: PostgresError.self) { try await first.migrate(schema: schema, migrations: failing) }
+        let error = await #expect(throws: PostgresError.self) {
+            try await first.migrate(schema: schema, migrations: failing)
+        }
         #expect(error?.sqlState == "42P01")
         let after = try await first.query("SELECT version FROM \(unescaped: schema).side_effects ORDER BY version")
         #expect(after.compactMap { $0.int("version") } == [1, 3, 4])
@@ -267,7 +279,8 @@ import Testing
             #expect(missing.map { !$0.description.contains("secret_table_name") } == true)
             #expect(missing.map { $0.debugDescription.contains("secret_table_name") } == true)
 
-            try await pool.execute("CREATE TABLE \(unescaped: schema).users (email text CONSTRAINT users_email_key UNIQUE)")
+            try await pool.execute(
+                "CREATE TABLE \(unescaped: schema).users (email text CONSTRAINT users_email_key UNIQUE)")
             try await pool.execute("INSERT INTO \(unescaped: schema).users VALUES (\("someone@example.com"))")
             let duplicate = await #expect(throws: PostgresError.self) {
                 try await pool.execute("INSERT INTO \(unescaped: schema).users VALUES (\("someone@example.com"))")

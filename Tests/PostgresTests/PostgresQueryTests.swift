@@ -9,7 +9,8 @@ import Testing
         let id = 42
         let name = "x' OR '1'='1"
         let missing: String? = nil
-        let q: PostgresQuery = "SELECT * FROM \(unescaped: "app.users") WHERE id = \(id) AND name = \(name) OR n = \(missing)"
+        let q: PostgresQuery =
+            "SELECT * FROM \(unescaped: "app.users") WHERE id = \(id) AND name = \(name) OR n = \(missing)"
         #expect(q.sql == "SELECT * FROM app.users WHERE id = $1 AND name = $2 OR n = $3")
         #expect(q.binds.count == 3)
         #expect(q.binds[0] == PostgresBind(value: .text("42"), typeOID: PostgresBind.OID.int8))
@@ -121,7 +122,8 @@ import Testing
 
     @Test func failedOpenFreesSlotAndTimedOutWaiterLeaves() {
         var s = PoolStateMachine<Int, String>(capacity: 1)
-        guard case .open = s.acquire(), case .wait = s.enqueue(id: 1, waiter: "a"), case .wait = s.enqueue(id: 2, waiter: "b")
+        guard case .open = s.acquire(), case .wait = s.enqueue(id: 1, waiter: "a"),
+            case .wait = s.enqueue(id: 2, waiter: "b")
         else {
             Issue.record("setup")
             return

@@ -30,6 +30,8 @@ struct SessionTokens: Sendable {
 
     enum Rejection: Error, Equatable {
         case invalid, wrongPurpose, noSubject
+        /// A still-valid session offered where only an expired one is accepted.
+        case notExpired
     }
 
     func issueSession(userId: String, email: String, now: Date = Date()) throws -> (token: String, expiresAt: Date) {
@@ -67,6 +69,22 @@ struct SessionTokens: Sendable {
         guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
         return Session(
             userId: sub, email: claims.email, expiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp ?? 0)))
+    }
+
+    /// Only for `POST /v1/push/revoke-expired-session-device` (CONTRACT.md §i.3): signature (HS256 only),
+    /// `purpose: session` and a non-empty `sub`, with the expiry check disabled — and the token must actually be
+    /// expired (`exp ≤ now`). Returns the subject and when the session expired.
+    func verifyExpiredSession(_ token: String, now: Date = Date()) throws(Rejection) -> (userId: String, expiredAt: Date) {
+        let claims: TokenClaims
+        do {
+            claims = try sessions.verify(token, as: TokenClaims.self, now: now, checkExpiry: false)
+        } catch {
+            throw .invalid
+        }
+        guard claims.purpose == "session" else { throw .wrongPurpose }
+        guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
+        guard let exp = claims.exp, TimeInterval(exp) <= now.timeIntervalSince1970 else { throw .notExpired }
+        return (sub, Date(timeIntervalSince1970: TimeInterval(exp)))
     }
 
     /// Verifies a magic-link token; the caller checks single use by `jti`.

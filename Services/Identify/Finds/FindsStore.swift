@@ -71,12 +71,15 @@ struct FindsStore: Sendable {
     func record(userId: String, _ input: RecordFindInput) async throws -> (find: Find, inserted: Bool) {
         let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
         let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? Date()
+        // Symbols are stored as the identity key reads them: trimmed, upper case.
+        let ticker = Self.symbol(input.ticker)
+        let comparable = Self.symbol(input.comparable)
         let inserted = try await db.query(
             """
             INSERT INTO identify.user_finds
                 (id, user_id, brand, ticker, is_public, comparable, confidence, lat, lng, found_price, geohash6, created_at)
-            VALUES (\(Digest.uuid())::uuid, \(userId), \(input.brand), \(input.ticker), \(input.isPublic),
-                    \(input.comparable), \(input.confidence.rawValue), \(input.lat), \(input.lng), \(input.foundPrice),
+            VALUES (\(Digest.uuid())::uuid, \(userId), \(input.brand), \(ticker), \(input.isPublic),
+                    \(comparable), \(input.confidence.rawValue), \(input.lat), \(input.lng), \(input.foundPrice),
                     \(geohash), \(createdAt))
             ON CONFLICT (user_id, identity_key) DO NOTHING
             RETURNING \(unescaped: Self.columns)
@@ -86,7 +89,7 @@ struct FindsStore: Sendable {
             """
             SELECT \(unescaped: Self.columns) FROM identify.user_finds
             WHERE user_id = \(userId)
-              AND identity_key = COALESCE(NULLIF(UPPER(TRIM(\(input.ticker))), ''), NULLIF(UPPER(TRIM(\(input.comparable))), ''),
+              AND identity_key = COALESCE(NULLIF(UPPER(TRIM(\(ticker))), ''), NULLIF(UPPER(TRIM(\(comparable))), ''),
                                           UPPER(TRIM(\(input.brand))))
             """)
         guard let row = existing.first, let find = Self.find(row) else { throw FindsError.vanished }
@@ -138,6 +141,11 @@ struct FindsStore: Sendable {
             VALUES (\(userId), \(key), \(requestSHA), \(PostgresJSON(String(decoding: response, as: UTF8.self))))
             ON CONFLICT DO NOTHING
             """)
+    }
+
+    static func symbol(_ raw: String?) -> String? {
+        guard let trimmed = raw?.trimmingCharacters(in: .whitespaces).uppercased(), !trimmed.isEmpty else { return nil }
+        return trimmed
     }
 
     enum FindsError: Error { case vanished }

@@ -1,0 +1,41 @@
+import Contracts
+import Foundation
+import Headlines
+import Messaging
+import RatingEngine
+import SearchIntent
+
+/// Routes the Rating service's commands to their handlers.
+struct RatingCommands: Sendable {
+    let ratings: RatingService
+    let news: NewsPage
+    let intents: SearchIntentResolver
+
+    @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
+        switch command.name {
+        case RatingCommand.name:
+            let request: RatingCommand = try decode(command)
+            let (response, _) = await ratings.rating(request.ticker, deadline: command.deadline)
+            return .json(200, response, headers: [("Cache-Control", RatingService.cacheControl)])
+        case NewsCommand.name:
+            let request: NewsCommand = try decode(command)
+            // Jev gets what the budget leaves after the provider's share, at most 3 s.
+            let jevTimeout = min(NewsPage.defaultJevTimeout, command.remaining - .milliseconds(1500))
+            let response = await news.page(request, jevTimeout: max(.zero, jevTimeout))
+            return .json(200, response, headers: [("Cache-Control", NewsPage.cacheControl)])
+        case SearchIntentCommand.name:
+            let request: SearchIntentCommand = try decode(command)
+            return .json(200, await intents.resolve(q: request.q, lat: request.lat, lng: request.lng))
+        default:
+            throw CommandDecodingError("unknown command \(command.name)")
+        }
+    }
+
+    private func decode<T: Decodable>(_ command: IncomingCommand) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(command.body))
+        } catch {
+            throw CommandDecodingError("\(command.name): \(error)")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Contracts
+import Foundation
+import Jev
+import Redis
+import Runtime
+
+/// Computes ratings: the evidence packet, then one Jev call, then `RatingDecision`.
+public struct RatingEngine: Sendable {
+    let collector: EvidenceCollector
+    let jev: JevClient
+    /// Most time the Jev call may take (further cut to the caller's deadline). Default 8 s.
+    public var jevTimeout: Duration = .seconds(8)
+
+    public init(collector: EvidenceCollector, jev: JevClient) {
+        self.collector = collector
+        self.jev = jev
+    }
+
+    public func compute(ticker: String, deadline: ContinuousClock.Instant) async -> RatingResponse {
+        let asOf = Timestamp.iso8601(Date())
+        let evidence = await collector.collect(ticker)
+        guard evidence.count >= 2 else {
+            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: nil)
+        }
+        let left = deadline - ContinuousClock.now - .milliseconds(300)
+        guard left > .milliseconds(200) else {
+            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: .failure(.timeout))
+        }
+        let drivers = RatingDecision.presentDrivers(evidence)
+        let answers = await jev.ask(
+            state: Self.state(ticker: ticker, asOf: asOf, evidence: evidence),
+            questions: Self.questions(ticker: ticker, drivers: drivers), overallTimeout: min(jevTimeout, left))
+        return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: answers)
+    }
+
+    /// `{ticker, as_of, evidence: {<id>: {driver, …facts}}}`.
+    static func state(ticker: String, asOf: String, evidence: [Evidence]) -> JSONValue {
+        var packet: [String: JSONValue] = [:]
+        for item in evidence { packet[item.id.rawValue] = item.state }
+        return .object(["ticker": .string(ticker), "as_of": .string(asOf), "evidence": .object(packet)])
+    }
+
+    /// `rating` (score), `primary_driver` (choice over the present drivers) and `up_<driver>` (noul) per driver.
+    static func questions(ticker: String, drivers: [RatingDriverName]) -> [String: JevQuestion] {
+        var questions: [String: JevQuestion] = [
+            "rating": .score(
+                instructions:
+                    "Give a 3-month research signal for \(ticker) from this evidence: strong_sell, sell, hold, buy or strong_buy. Answer hold when the evidence is thin or mixed.",
+                criteria: RatingDecision.criteria),
+            "primary_driver": .choice(
+                instructions: "Which evidence family drives the 3-month view of \(ticker) the most?",
+                labels: drivers.map(\.rawValue)),
+        ]
+        for driver in drivers {
+            questions["up_\(driver.rawValue)"] = .noul(
+                instructions: "Does the \(driver.rawValue.replacingOccurrences(of: "_", with: " ")) evidence argue that \(ticker) goes UP over the next 3 months?")
+        }
+        return questions
+    }
+}
+
+/// `GET /v1/rating/:ticker` with its cache (CONTRACT.md §d.4): Redis, shared by replicas, `ok` for 1 h and
+/// `insufficient_signal` for 5 min; concurrent requests for one ticker share one computation (per process, and
+/// across replicas through a short lock).
+public struct RatingService: Sendable {
+    public static let okTTL: Duration = .seconds(3600)
+    public static let insufficientTTL: Duration = .seconds(300)
+    public static let cacheControl = "public, max-age=300, stale-while-revalidate=900"
+
+    let engine: RatingEngine
+    let cache: RedisSharedCache<RatingResponse>
+    /// Called once per computed (not cached) rating, with its computation time.
+    let onComputed: @Sendable (RatingResponse, Duration) async -> Void
+
+    public init(
+        engine: RatingEngine, redis: RedisClient?, logger: Logger,
+        onComputed: @escaping @Sendable (RatingResponse, Duration) async -> Void = { _, _ in }
+    ) {
+        self.engine = engine
+        self.onComputed = onComputed
+        cache = RedisSharedCache(
+            redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(9), logger: logger)
+    }
+
+    /// The rating for an upper-cased, validated ticker; never fails (no signal is `insufficient_signal`).
+    public func rating(_ ticker: String, deadline: ContinuousClock.Instant) async -> (response: RatingResponse, cached: Bool) {
+        let engine = self.engine
+        let onComputed = self.onComputed
+        let outcome = await cache.value(
+            ticker, ttl: { $0.status == .ok ? Self.okTTL : Self.insufficientTTL },
+            compute: {
+                let started = ContinuousClock.now
+                let response = await engine.compute(ticker: ticker, deadline: deadline)
+                await onComputed(response, ContinuousClock.now - started)
+                return response
+            })
+        return (outcome.value, outcome.origin == .cached)
+    }
+}
