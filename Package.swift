@@ -104,8 +104,10 @@ let package = Package(
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
         tests("GeoTests", ["Geo"]),
+        tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
+        tests("RatingTests", ["RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
         tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
-        tests("SystemTests", ["HTTPClient", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
+        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,35 +14,49 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
     let configuration = PushConfiguration(context.environment)
     let logger = context.logger
     let push = try await PushRuntime.make(configuration: configuration, logger: logger)
-    let dispatcher = push.dispatcher
-    let intake = try PushRequestIntake(
-        configuration: context.kafka, topic: configuration.requestsTopic, groupId: configuration.dispatchGroup,
-        producer: context.producer, maxInFlight: configuration.requestMaxInFlight, logger: logger
-    ) { request in
-        let summary = await dispatcher.deliver(request)
-        if summary.successes > 0 {
-            await context.emit(
-                type: PushHandedOffEvent.type, schemaVersion: PushHandedOffEvent.schemaVersion, key: request.id,
-                data: PushHandedOffEvent(eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.successes))
-        }
-        if summary.failures > 0 {
-            await context.emit(
-                type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: request.id,
-                data: PushFailedEvent(
-                    eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.failures,
-                    invalidTokens: summary.invalidTokens, reason: (summary.failureReason ?? .unavailable).rawValue))
-        }
+    var parts: [any Service] = [push.maintenance]
+    if configuration.servesCommands {
+        parts.append(
+            try CommandRunner(
+                configuration: context.kafka, service: .push, producer: context.producer,
+                maxInFlight: configuration.commandMaxInFlight, logger: logger, handler: push.commands.handle))
     }
-    let commands = try CommandRunner(
-        configuration: context.kafka, service: .push, producer: context.producer,
-        maxInFlight: configuration.commandMaxInFlight, logger: logger, handler: push.commands.handle)
+    if configuration.dispatches {
+        let dispatcher = push.dispatcher
+        parts.append(
+            try PushRequestIntake(
+                configuration: context.kafka, topic: configuration.requestsTopic, groupId: configuration.dispatchGroup,
+                producer: context.producer, maxInFlight: configuration.requestMaxInFlight, logger: logger
+            ) { request in
+                await publishEvents(dispatcher.deliver(request), context: context)
+            })
+    }
     logger.info(
         "push dispatcher configured",
         [
-            "push.schema": .string(configuration.schema), "push.max_concurrent_handoffs": .int(configuration.maxConcurrentHandoffs),
-            "push.lease_ms": .double(configuration.lease.inMilliseconds), "expo.pace_per_second": .int(configuration.pacePerSecond),
+            "push.schema": .string(configuration.schema), "push.commands": .bool(configuration.servesCommands),
+            "push.dispatch": .bool(configuration.dispatches),
+            "push.max_concurrent_handoffs": .int(configuration.maxConcurrentHandoffs),
+            "push.lease_ms": .double(configuration.lease.inMilliseconds),
+            "expo.pace_per_second": .int(configuration.pacePerSecond),
             "expo.dispatch_enabled": .bool(configuration.dispatchEnabled),
         ])
     // Stopped in reverse: intake and commands drain first, then maintenance.
-    return [push.maintenance, commands, intake]
+    return parts
+}
+
+/// `mapvest.push.handed_off` / `mapvest.push.failed`: counts per event kind, keyed by the request id. No tokens.
+@Sendable func publishEvents(_ summary: DeliverySummary, context: ServiceContext) async {
+    if summary.successes > 0 {
+        await context.emit(
+            type: PushHandedOffEvent.type, schemaVersion: PushHandedOffEvent.schemaVersion, key: summary.requestId,
+            data: PushHandedOffEvent(eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.successes))
+    }
+    if summary.failures > 0 {
+        await context.emit(
+            type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId,
+            data: PushFailedEvent(
+                eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.failures,
+                invalidTokens: summary.invalidTokens, reason: (summary.failureReason ?? .unavailable).rawValue))
+    }
 }

@@ -12,6 +12,12 @@ public struct CapturesStore: Sendable {
         public let tile: String
         public let brandKey: String
         public let ticker: String?
+
+        public init(tile: String, brandKey: String, ticker: String?) {
+            self.tile = tile
+            self.brandKey = brandKey
+            self.ticker = ticker
+        }
     }
 
     public static let migrations: [Migration] = [

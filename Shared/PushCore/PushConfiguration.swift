@@ -44,6 +44,10 @@ public struct PushConfiguration: Sendable {
     public var receiptDelay: Duration
     /// `PUSH_MAINTENANCE_INTERVAL_MS` (30 000): receipt polling and expired-lease sweeping.
     public var maintenanceInterval: Duration
+    /// `PUSH_ROLES` (`commands,dispatch`): which parts this replica runs — the `/v1/push/*` commands, the delivery of
+    /// notification requests, or both (maintenance always runs).
+    public var servesCommands: Bool
+    public var dispatches: Bool
     /// `ENABLE_PUSH_SCHEDULER=1`: location heartbeats trigger per-device movement evaluation (scheduler not built yet).
     public var schedulerEnabled: Bool
 
@@ -71,6 +75,11 @@ public struct PushConfiguration: Sendable {
         receiptDelay = env.milliseconds("EXPO_RECEIPT_DELAY_MS", default: .seconds(15 * 60))
         maintenanceInterval = max(.milliseconds(50), env.milliseconds("PUSH_MAINTENANCE_INTERVAL_MS", default: .seconds(30)))
         schedulerEnabled = env.flag("ENABLE_PUSH_SCHEDULER")
+        let roles = Set(env.get("PUSH_ROLES", default: "commands,dispatch").split(separator: ",").map {
+            String($0.filter { !$0.isWhitespace }).lowercased()
+        })
+        servesCommands = roles.contains("commands")
+        dispatches = roles.contains("dispatch")
     }
 
     /// The production gate (DECISIONS.md): open in dev; in production only with both switches.

@@ -100,8 +100,9 @@ public struct TickerResolver: Sendable {
         let sector: String?
     }
 
-    /// The LLM reads the evidence for a parent ticker; without a model, the explicit citations are used. Either way
-    /// the symbol must be cited by a hit and confirmed by a quote.
+    /// The LLM reads the evidence for a parent ticker (its "not public" is final); without a model, symbols cited
+    /// explicitly by a hit that names the brand are tried. Either way the symbol must be cited by a hit and confirmed
+    /// by a live quote.
     private func listedCompany(name: String, hits: [ExaHit], now: String) async -> BrandResolution? {
         let evidence = hits.prefix(8).enumerated().map { i, hit in
             "[\(i)] \(hit.title) — \(hit.url)\n\(hit.snippet ?? "")"
@@ -121,9 +122,15 @@ public struct TickerResolver: Sendable {
         {
             candidates.append((symbol, extraction.exchange, extraction.parent, extraction.sector))
         }
-        for symbol in hits.flatMap({ TickerCitations.extract("\($0.title) \($0.snippet ?? "")") })
-        where !candidates.contains(where: { $0.symbol == symbol }) {
-            candidates.append((symbol, nil, nil, nil))
+        if outcome.result == nil {
+            // No model answered: fall back to symbols that a hit naming the brand cites explicitly.
+            let lowered = name.lowercased()
+            for hit in hits where "\(hit.title) \(hit.snippet ?? "")".lowercased().contains(lowered) {
+                for symbol in TickerCitations.extract("\(hit.title) \(hit.snippet ?? "")")
+                where !candidates.contains(where: { $0.symbol == symbol }) {
+                    candidates.append((symbol, nil, nil, nil))
+                }
+            }
         }
         for candidate in candidates.prefix(3) {
             guard let citing = hits.first(where: { TickerCitations.cites("\($0.title) \($0.snippet ?? "")", candidate.symbol) }),

@@ -27,7 +27,7 @@ extension SystemTests {
             let outcomes = try await withThrowingTaskGroup(of: [Outcome].self) { group in
                 group.addTask {
                     try await Task.sleep(for: .seconds(killAt))
-                    doomed.kill()
+                    doomed.kill(signal: SIGKILL)
                     return []
                 }
                 for worker in 0..<8 {

@@ -54,7 +54,9 @@ final class ServiceProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    func kill(signal: Int32 = SIGKILL) {
+    /// SIGTERM by default: the service drains and leaves its consumer group, so the next test's replicas take
+    /// over at once instead of waiting out the session timeout.
+    func kill(signal: Int32 = SIGTERM) {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, signal)
     }
@@ -63,7 +65,7 @@ final class ServiceProcess: @unchecked Sendable {
     func stop() async -> Int32 {
         kill(signal: SIGTERM)
         for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { kill() }
+        if process.isRunning { kill(signal: SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }

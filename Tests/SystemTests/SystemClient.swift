@@ -37,3 +37,11 @@ enum SystemClient {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 }
+
+extension SystemClient {
+    static func jsonObject(_ bytes: [UInt8]) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    }
+
+    static func text(_ response: HTTPClientResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+}
