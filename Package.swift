@@ -52,7 +52,7 @@ let package = Package(
         shared("Kafka", ["CRdKafka", "Runtime"]),
         shared("Messaging", ["Kafka", "Contracts", "Runtime"]),
         shared("Postgres", ["CLibPQ", "Runtime"]),
-        shared("Redis", ["CHiredis", "Runtime"]),
+        shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
         shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Runtime", "Contracts"]),

@@ -12,7 +12,8 @@ DURATION=${1:-10}
 RATE=${2:-200}
 
 stack_install wrk nginx
-swift build -c release >/dev/null
+mkdir -p .stack
+swift build -c release >.stack/bench-build.log 2>&1 || { tail -40 .stack/bench-build.log; exit 1; }
 BIN=$(swift build -c release --show-bin-path)
 export MAPVEST_ENV=dev LOG_LEVEL=warning
 unset KAFKA_BROKERS POSTGRES_URL REDIS_URL

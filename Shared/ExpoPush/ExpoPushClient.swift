@@ -143,7 +143,7 @@ public struct ExpoPushClient: Sendable {
     }
 
     /// `base × 2^(attempt−1)` with ±50 % jitter.
-    static func backoff(base: Duration, attempt: Int) -> Duration {
+    public static func backoff(base: Duration, attempt: Int) -> Duration {
         let factor = Double(1 << min(max(0, attempt - 1), 10)) * Double.random(in: 0.5...1.5)
         return .milliseconds(Int64(base.inMilliseconds * factor))
     }

@@ -1,6 +1,7 @@
 import CLibPQ
 import Runtime
 
+
 /// One schema migration: applied once, in version order, by `PostgresPool.migrate`.
 public struct Migration: Sendable {
     public let version: Int

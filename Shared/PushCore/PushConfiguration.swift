@@ -40,6 +40,8 @@ public struct PushConfiguration: Sendable {
     public var gateReason: String?
     /// `EXPO_PACE_PER_SECOND` (600): notifications/s across all replicas; 0 = unpaced (benchmarks).
     public var pacePerSecond: Int
+    /// `EXPO_PACE_KEY` (mapvest:push:expo-pace): the Redis bucket every replica of one Expo project shares.
+    public var paceKey: String
     /// `EXPO_RECEIPT_DELAY_MS` (15 min): how long after a handoff its receipts are fetched.
     public var receiptDelay: Duration
     /// `PUSH_MAINTENANCE_INTERVAL_MS` (30 000): receipt polling and expired-lease sweeping.
@@ -72,6 +74,7 @@ public struct PushConfiguration: Sendable {
             isDevelopment: env.isDevelopment, securityEnabled: env.get("EXPO_PUSH_SECURITY_ENABLED") == "1",
             accessToken: token)
         pacePerSecond = max(0, env.get("EXPO_PACE_PER_SECOND", default: 600))
+        paceKey = env.get("EXPO_PACE_KEY", default: "mapvest:push:expo-pace")
         receiptDelay = env.milliseconds("EXPO_RECEIPT_DELAY_MS", default: .seconds(15 * 60))
         maintenanceInterval = max(.milliseconds(50), env.milliseconds("PUSH_MAINTENANCE_INTERVAL_MS", default: .seconds(30)))
         schedulerEnabled = env.flag("ENABLE_PUSH_SCHEDULER")

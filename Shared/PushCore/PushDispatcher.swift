@@ -174,7 +174,7 @@ public final class PushDispatcher: Sendable {
     }
 
     static func retryDelay(_ attempt: Int) -> Duration {
-        .milliseconds(min(2000, 50 << min(attempt, 6)))
+        .milliseconds(min(2000, 25 << min(attempt, 7)))
     }
 
     enum Selection: Sendable {

@@ -37,7 +37,7 @@ public struct PushRuntime: Sendable {
         let store = PushStore(db: db, schema: schema)
         let dispatcher = PushDispatcher(
             settings: PushDispatcher.Settings(configuration), schema: schema, pool: handoffPool, expo: expo,
-            pace: ExpoPace(ratePerSecond: configuration.pacePerSecond, redis: redis, logger: logger),
+            pace: ExpoPace(ratePerSecond: configuration.pacePerSecond, redis: redis, key: configuration.paceKey, logger: logger),
             gate: HandoffGate(permits: configuration.maxConcurrentHandoffs), logger: logger, onLockHeld: onLockHeld)
         Metrics.dispatchEnabled.set(configuration.dispatchEnabled ? 1 : 0)
         if let reason = configuration.gateReason {

@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import Runtime
 import Synchronization
 
@@ -123,7 +124,7 @@ public final class RedisClient: Sendable {
         do {
             let sha = scripts.withLock { cache in
                 if let sha = cache[script] { return sha }
-                let sha = SHA1.hex(Array(script.utf8))
+                let sha = Digest.hex(Digest.sha1(Array(script.utf8)))
                 cache[script] = sha
                 return sha
             }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Postgres
+import Runtime
 
 /// Pure tests: query building, date text and array parsing. No server.
 @Suite struct PostgresQueryTests {

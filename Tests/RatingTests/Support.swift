@@ -30,6 +30,13 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
+/// A value tests change while a fake runs.
+final class Setting<T: Sendable>: Sendable {
+    private let value: Mutex<T>
+    init(_ initial: T) { value = Mutex(initial) }
+    func withLock<R>(_ body: (inout T) -> R) -> R { value.withLock { body(&$0) } }
+}
+
 /// A switch tests flip while a fake runs.
 final class Flag: Sendable {
     private let value: Mutex<Bool>
@@ -225,16 +232,16 @@ final class RatingFixture: Sendable {
     let jev: FakeUpstream
     let underlying: FakeUpstream
     let jevCalls = Counter()
-    let marketOptions: Mutex<MarketFake.Options>
-    let jevRules: Mutex<JevFake.Rules>
-    let underlyingOptions: Mutex<UnderlyingFake.Options>
+    let marketOptions: Setting<MarketFake.Options>
+    let jevRules: Setting<JevFake.Rules>
+    let underlyingOptions: Setting<UnderlyingFake.Options>
 
     init(
         market: MarketFake.Options = .init(), jev: JevFake.Rules = .init(), underlying: UnderlyingFake.Options = .init()
     ) throws {
-        let marketOptions = Mutex(market)
-        let jevRules = Mutex(jev)
-        let underlyingOptions = Mutex(underlying)
+        let marketOptions = Setting(market)
+        let jevRules = Setting(jev)
+        let underlyingOptions = Setting(underlying)
         self.marketOptions = marketOptions
         self.jevRules = jevRules
         self.underlyingOptions = underlyingOptions

@@ -36,14 +36,6 @@ enum RedisTestSupport {
         #expect(throws: RedisError.self) { try RedisEndpoint(url: "redis://host/notanumber") }
     }
 
-    @Test func sha1KnownVectors() {
-        #expect(SHA1.hex([]) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
-        #expect(SHA1.hex(Array("abc".utf8)) == "a9993e364706816aba3e25717850c26c9cd0d89d")
-        #expect(
-            SHA1.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-                == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
-    }
-
     @Test func ttlMilliseconds() throws {
         #expect(try RedisClient.milliseconds(.seconds(2)) == 2000)
         #expect(try RedisClient.milliseconds(.microseconds(1500)) == 2)

@@ -41,7 +41,7 @@ extension SystemTests {
                 .json(
                     200,
                     raw: Array(
-                        #"{"results":[{"title":"Blue Bottle Coffee is owned by Nestle","url":"https://news.example/coffee","highlights":["Blue Bottle competes with Starbucks (NASDAQ: SBUX) in specialty coffee."]}]}"#
+                        #"{"results":[{"title":"Ralph's Corner Roastery opens a third shop","url":"https://news.example/coffee","highlights":["The roastery competes with Starbucks (NASDAQ: SBUX) in specialty coffee."]}]}"#
                             .utf8))
             }
         }
@@ -84,6 +84,10 @@ extension SystemTests {
             env["YAHOO_BASE_URL"] = yahoo?.baseURL ?? "http://127.0.0.1:9"
             let identify = try await ServiceProcess.start("Identify", extra: env)
             let gateway = try await GatewayProcess.start(instance: "test-pipe-\(UInt16.random(in: 0...9999))")
+            // A first request waits out the group's rebalance (it names no brand, so it spends no upstream call
+            // that later assertions count, apart from vision).
+            _ = try await SystemClient.identify(gateway, hint: nil, image: [0xFF, 0xD8, 0xFF, 0xD9])
+            openRouter?.reset()
             return (identify, gateway)
         }
 
@@ -110,7 +114,7 @@ extension SystemTests {
             let openRouter = try Self.openRouter(
                 visionAnswer: """
                     ```json
-                    {"visibleText":["STARBUCKS","Blue Bottle"],"detected":[{"brand":"Starbucks","sector":"Consumer Discretionary","confidence":"high"},{"product":"cup"},{"brand":"Blue Bottle Coffee","sector":"Consumer Staples","confidence":"high"}],"modelUsed":"x"}
+                    {"visibleText":["STARBUCKS","Corner Roastery"],"detected":[{"brand":"Starbucks","sector":"Consumer Discretionary","confidence":"high"},{"product":"cup"},{"brand":"Ralph's Corner Roastery","sector":"Consumer Staples","confidence":"high"}],"modelUsed":"x"}
                     ```
                     """)
             let exa = try Self.exa()
@@ -132,16 +136,16 @@ extension SystemTests {
             #expect(starbucks.verdict?.exposure == .direct)
             #expect(starbucks.verdict?.probability == 0.81)
             #expect(starbucks.verdict?.worthALook == 0.734)
-            let blueBottle = body.investables[1]
-            #expect(blueBottle.brand.isPublic == false)
-            #expect(blueBottle.confidence == .medium)
-            #expect(blueBottle.comparables.first?.ticker == "SBUX")
-            #expect(blueBottle.comparables.first?.sources.first?.provider == .exa)
-            #expect(!blueBottle.etfs.isEmpty)
-            #expect(blueBottle.rarity == .rare)
+            let roastery = body.investables[1]
+            #expect(roastery.brand.isPublic == false)
+            #expect(roastery.confidence == .medium)
+            #expect(roastery.comparables.first?.ticker == "SBUX")
+            #expect(roastery.comparables.first?.sources.first?.provider == .exa)
+            #expect(!roastery.etfs.isEmpty)
+            #expect(roastery.rarity == .rare)
             // The photo went to the vision model as a data URL; the hint was quoted.
             let visionCall = try #require(openRouter.requests.first { $0.bodyText.contains("image_url") })
-            #expect(visionCall.bodyText.contains("data:image/jpeg;base64,"))
+            #expect(visionCall.bodyText.replacingOccurrences(of: "\\/", with: "/").contains("data:image/jpeg;base64,"))
             #expect(visionCall.headers["Authorization"] == "Bearer test-key")
         }
 

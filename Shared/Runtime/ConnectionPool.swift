@@ -1,17 +1,14 @@
-// Kept identical in Shared/Postgres and Shared/Redis (each wrapper module owns its pool; neither may depend on
-// the other). If a third copy is ever needed, move it to Runtime.
-import Runtime
 import Synchronization
 
 /// The bookkeeping of a bounded, lazily filled pool as a pure state machine: idle connections, how many are open
 /// or opening, and FIFO waiters. Every decision comes back as an action the owner performs outside its lock.
-struct PoolStateMachine<Connection, Waiter> {
-    struct Entry {
-        let id: UInt64
-        let waiter: Waiter
+package struct PoolStateMachine<Connection, Waiter> {
+    package struct Entry {
+        package let id: UInt64
+        package let waiter: Waiter
     }
 
-    enum AcquireAction {
+    package enum AcquireAction {
         /// Hand out this idle connection (check it first: it may have died while idle).
         case use(Connection)
         /// A slot was reserved: open a new connection.
@@ -21,7 +18,7 @@ struct PoolStateMachine<Connection, Waiter> {
         case closed
     }
 
-    enum ReleaseAction {
+    package enum ReleaseAction {
         /// Parked as idle, or nothing to do.
         case none
         /// Give this connection to the oldest waiter.
@@ -32,19 +29,19 @@ struct PoolStateMachine<Connection, Waiter> {
         case close(Connection)
     }
 
-    let capacity: Int
-    private(set) var idle: [Connection] = []
+    package let capacity: Int
+    package private(set) var idle: [Connection] = []
     /// Connections that are open or being opened (idle + in use + opening).
-    private(set) var opened = 0
-    private(set) var waiters: [Entry] = []
-    private(set) var isClosed = false
+    package private(set) var opened = 0
+    package private(set) var waiters: [Entry] = []
+    package private(set) var isClosed = false
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Fast path: no waiter is queued.
-    mutating func acquire() -> AcquireAction {
+    package mutating func acquire() -> AcquireAction {
         if isClosed { return .closed }
         if let connection = idle.popLast() { return .use(connection) }
         if opened < capacity {
@@ -55,20 +52,20 @@ struct PoolStateMachine<Connection, Waiter> {
     }
 
     /// Slow path: as `acquire`, but queues the waiter when nothing is free.
-    mutating func enqueue(id: UInt64, waiter: Waiter) -> AcquireAction {
+    package mutating func enqueue(id: UInt64, waiter: Waiter) -> AcquireAction {
         let action = acquire()
         if case .wait = action { waiters.append(Entry(id: id, waiter: waiter)) }
         return action
     }
 
     /// Removes a waiter that timed out or was cancelled; nil when it was already served.
-    mutating func removeWaiter(id: UInt64) -> Waiter? {
+    package mutating func removeWaiter(id: UInt64) -> Waiter? {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return waiters.remove(at: index).waiter
     }
 
     /// A connection comes back. A broken one frees its slot (reserved again for the oldest waiter, if any).
-    mutating func release(_ connection: Connection, reusable: Bool) -> ReleaseAction {
+    package mutating func release(_ connection: Connection, reusable: Bool) -> ReleaseAction {
         guard reusable else { return slotFreed() }
         if isClosed {
             opened -= 1
@@ -80,10 +77,10 @@ struct PoolStateMachine<Connection, Waiter> {
     }
 
     /// Opening a connection failed: its slot is free again.
-    mutating func openFailed() -> ReleaseAction { slotFreed() }
+    package mutating func openFailed() -> ReleaseAction { slotFreed() }
 
     /// A connection opened on behalf of a waiter is ready; false when the pool closed meanwhile.
-    mutating func openedForWaiter() -> Bool {
+    package mutating func openedForWaiter() -> Bool {
         if isClosed {
             opened -= 1
             return false
@@ -101,7 +98,7 @@ struct PoolStateMachine<Connection, Waiter> {
     }
 
     /// Closes the pool: returns the idle connections to close and the waiters to fail.
-    mutating func close() -> (idle: [Connection], waiters: [Waiter]) {
+    package mutating func close() -> (idle: [Connection], waiters: [Waiter]) {
         isClosed = true
         let result = (idle, waiters.map(\.waiter))
         opened -= idle.count
@@ -113,25 +110,37 @@ struct PoolStateMachine<Connection, Waiter> {
 
 /// A bounded pool of connections opened lazily. Each connection is used by one caller at a time; callers that find
 /// none free wait in FIFO order up to `acquireTimeout`. Broken connections are discarded and replaced on demand.
-final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
+package final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
     /// What the pool needs from its owner.
-    struct Hooks: Sendable {
+    package struct Hooks: Sendable {
         /// Opens a new connection (its blocking work runs off the cooperative pool).
-        var open: @Sendable () async throws -> Connection
+        package var open: @Sendable () async throws -> Connection
         /// Whether an idle connection is still usable (it may have died while idle).
-        var isUsable: @Sendable (Connection) async -> Bool
-        var close: @Sendable (Connection) async -> Void
-        var timeoutError: @Sendable () -> any Error
-        var closedError: @Sendable () -> any Error
+        package var isUsable: @Sendable (Connection) async -> Bool
+        package var close: @Sendable (Connection) async -> Void
+        package var timeoutError: @Sendable () -> any Error
+        package var closedError: @Sendable () -> any Error
+
+        package init(
+            open: @escaping @Sendable () async throws -> Connection, isUsable: @escaping @Sendable (Connection) async -> Bool,
+            close: @escaping @Sendable (Connection) async -> Void, timeoutError: @escaping @Sendable () -> any Error,
+            closedError: @escaping @Sendable () -> any Error
+        ) {
+            self.open = open
+            self.isUsable = isUsable
+            self.close = close
+            self.timeoutError = timeoutError
+            self.closedError = closedError
+        }
     }
 
     /// A connection handed to a waiter, and whether it came from the idle list (and so needs a check).
-    struct Lease: Sendable {
-        let connection: Connection
-        let fromIdle: Bool
+    package struct Lease: Sendable {
+        package let connection: Connection
+        package let fromIdle: Bool
     }
 
-    typealias Waiter = CheckedContinuation<Lease, any Error>
+    package typealias Waiter = CheckedContinuation<Lease, any Error>
 
     private let state: Mutex<PoolStateMachine<Connection, Waiter>>
     private let nextWaiterID = Atomic<UInt64>(0)
@@ -139,7 +148,7 @@ final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
     private let hooks: Hooks
     private let inUse: Gauge
 
-    init(capacity: Int, acquireTimeout: Duration, inUse: Gauge, hooks: Hooks) {
+    package init(capacity: Int, acquireTimeout: Duration, inUse: Gauge, hooks: Hooks) {
         self.state = Mutex(PoolStateMachine(capacity: capacity))
         self.acquireTimeout = acquireTimeout
         self.inUse = inUse
@@ -147,7 +156,7 @@ final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
     }
 
     /// A connection for the caller's exclusive use; give it back with `release`.
-    func acquire() async throws -> Connection {
+    package func acquire() async throws -> Connection {
         while true {
             let lease = try await lease()
             if !lease.fromIdle {
@@ -163,14 +172,14 @@ final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
     }
 
     /// Gives a connection back; a connection that is not `reusable` is closed and its slot freed.
-    func release(_ connection: Connection, reusable: Bool) {
+    package func release(_ connection: Connection, reusable: Bool) {
         inUse.add(-1)
         let action = state.withLock { $0.release(connection, reusable: reusable) }
         perform(action, discarding: reusable ? nil : connection)
     }
 
     /// Fails every waiter, closes idle connections; connections in use are closed when released.
-    func close() async {
+    package func close() async {
         let (idle, waiters) = state.withLock { $0.close() }
         for waiter in waiters { waiter.resume(throwing: hooks.closedError()) }
         for connection in idle { await hooks.close(connection) }

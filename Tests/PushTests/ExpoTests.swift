@@ -1,0 +1,189 @@
+import Contracts
+import ExpoPush
+import Foundation
+import HTTPServer
+import PushCore
+import Redis
+import Runtime
+import Synchronization
+import Testing
+
+/// The Expo client (CONTRACT.md §i.8) against a loopback fake, and the shared Redis pace.
+@Suite struct ExpoTests {
+    static func client(_ expo: FakeExpo, token: String? = "secret-token") -> ExpoPushClient {
+        ExpoPushClient(
+            configuration: .init(baseURL: expo.baseURL + "/", accessToken: token, timeout: .seconds(3), retryBase: .milliseconds(5)),
+            logger: Logger(label: "expo-tests", level: .error))
+    }
+
+    static func message(_ i: Int) -> ExpoMessage {
+        ExpoMessage(to: "ExponentPushToken[\(i)]", title: "t", body: "b", data: [:], categoryId: "mapvest-settings-v1", ttl: 300)
+    }
+
+    @Test func retriesTooManyRequestsAndServerErrorsThenMatchesTicketsByIndex() async throws {
+        let expo = try FakeExpo { messages, attempt in
+            switch attempt {
+            case 1: return .error(429, "slow down")
+            case 2: return .error(503, "unavailable")
+            default:
+                return FakeExpo.tickets([
+                    .object(["status": .string("ok"), "id": .string("a")]), FakeExpo.deviceNotRegistered,
+                    .object(["status": .string("error"), "details": .object(["error": .string("InvalidCredentials")])]),
+                ])
+            }
+        }
+        let tickets = await Self.client(expo).send((0..<4).map(Self.message))
+        #expect(tickets == [.ok(id: "a"), .deviceNotRegistered, .failed(reason: .rejected), .failed(reason: .rejected)])
+        #expect(expo.sendRequests == 3)
+        let request = try #require(expo.upstream.lastRequest)
+        #expect(request.headers["Authorization"] == "Bearer secret-token")
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(request.headers["Accept"] == "application/json")
+        #expect(request.path == "/--/api/v2/push/send")
+        await expo.shutdown()
+    }
+
+    @Test func givesUpAfterThreeAttemptsAndNeverRetriesOtherClientErrors() async throws {
+        let expo = try FakeExpo { _, _ in .error(500, "down") }
+        #expect(await Self.client(expo, token: nil).send([Self.message(1)]) == [.failed(reason: .unavailable)])
+        #expect(expo.sendRequests == 3)
+        #expect(expo.upstream.lastRequest?.headers["Authorization"] == nil)
+
+        expo.reset()
+        expo.respond { _, _ in .error(400, "PUSH_TOO_MANY_EXPERIENCE_IDS") }
+        #expect(await Self.client(expo).send([Self.message(1), Self.message(2)]) == [.failed(reason: .rejected), .failed(reason: .rejected)])
+        #expect(expo.sendRequests == 1)
+        await expo.shutdown()
+
+        // Nothing listening: network errors are retried, then every message fails.
+        let closed = ExpoPushClient(
+            configuration: .init(baseURL: "http://127.0.0.1:1", timeout: .seconds(1), retryBase: .milliseconds(1)),
+            logger: Logger(label: "expo-tests", level: .error))
+        #expect(await closed.send([Self.message(1)]) == [.failed(reason: .unavailable)])
+    }
+
+    @Test func receiptsAreParsed() async throws {
+        let expo = try FakeExpo()
+        expo.setReceipt("r1", "ok")
+        expo.setReceipt("r2", "DeviceNotRegistered")
+        expo.setReceipt("r3", "MessageRateExceeded")
+        let receipts = await Self.client(expo).receipts(ids: ["r1", "r2", "r3", "r4"])
+        #expect(receipts == ["r1": .ok, "r2": .deviceNotRegistered, "r3": .error])
+        #expect(expo.receiptCalls == [["r1", "r2", "r3", "r4"]])
+        await expo.shutdown()
+    }
+
+    @Test func backoffGrowsExponentiallyWithJitter() {
+        for attempt in 1...3 {
+            let base = 200.0 * Double(1 << (attempt - 1))
+            for _ in 0..<50 {
+                let ms = ExpoPushClient.backoff(base: .milliseconds(200), attempt: attempt).inMilliseconds
+                #expect(ms >= base * 0.5 - 1 && ms <= base * 1.5 + 1)
+            }
+        }
+    }
+
+    @Test func paceIsOneBucketSharedByEveryReplica() async throws {
+        let logger = Logger(label: "pace", level: .error)
+        let redis = try await RedisClient.make(url: try Stack.redisURL(), size: 2, logger: logger)
+        let key = "mapvest:test:pace:\(Hex.random(bytes: 6))"
+        let a = ExpoPace(ratePerSecond: 200, redis: redis, key: key, logger: logger)
+        let b = ExpoPace(ratePerSecond: 200, redis: redis, key: key, logger: logger)
+        #expect(await a.reserve(200) == .zero)  // one second of burst
+        let waitB = await b.reserve(100)  // the other replica now owes half a second
+        #expect(waitB >= .milliseconds(400) && waitB <= .milliseconds(520))
+        let waitA = await a.reserve(100)  // and behind it, another half second
+        #expect(waitA >= .milliseconds(900) && waitA <= .milliseconds(1020))
+        #expect(await ExpoPace(ratePerSecond: 0, redis: redis, key: key, logger: logger).reserve(10_000) == .zero)
+        await redis.close()
+    }
+
+    @Test func envelopeShapesTargetsCategoriesAndTTL() throws {
+        #expect(PushEnvelope.ttl(nil) == 86_400)
+        #expect(PushEnvelope.ttl(10) == 300)
+        #expect(PushEnvelope.ttl(10_000_000) == 604_800)
+        #expect(PushEnvelope.categoryId("map") == "mapvest-map-v1")
+        #expect(PushEnvelope.categoryId("company") == "mapvest-company-v1")
+        #expect(PushEnvelope.categoryId("alerts") == "mapvest-settings-v1")
+        let longLabel = String(repeating: "l", count: 500)
+        let map = PushEnvelope.target(
+            PushTarget(type: "map", fields: ["lat": .number(40), "lng": .number(-73), "label": .string(longLabel), "evil": .string("x")]))
+        #expect(map == ["type": .string("map"), "lat": .number(40), "lng": .number(-73), "label": .string(String(repeating: "l", count: 160))])
+        #expect(PushEnvelope.target(PushTarget(type: "map", fields: ["lat": .number(40)])) == ["type": .string("home")])
+        #expect(PushEnvelope.target(PushTarget(type: "company")) == ["type": .string("home")])
+        #expect(PushEnvelope.target(PushTarget(type: "javascript:alert(1)")) == ["type": .string("home")])
+        #expect(PushEnvelope.target(PushTarget(type: "home", fields: ["section": .string("daily-brief")])) == ["type": .string("home"), "section": .string("daily-brief")])
+
+        var request = pushRequest(users: ["u"], data: ["kind": .string("uncaught_nearby"), "ticker": .string("SBUX")], ttl: 60)
+        request.eventKind = nil
+        #expect(PushEnvelope.eventKind(request) == "uncaught_nearby")
+        request.data = [:]
+        #expect(PushEnvelope.eventKind(request) == "identify_done")
+        request.eventKey = nil
+        #expect(PushEnvelope.eventKind(request) == "mapvest_update")
+        request.eventKind = String(repeating: "k", count: 100)
+        #expect(PushEnvelope.eventKind(request).count == 64)
+
+        let issued = Date(timeIntervalSince1970: 1_800_000_000)
+        let message = PushEnvelope.message(
+            request: pushRequest(users: ["u"], data: ["kind": .string("identify_done"), "brand": .string("Starbucks")], ttl: 60),
+            to: "ExponentPushToken[x]", installationId: "push_1", deliveryId: "delivery_1", issuedAt: issued)
+        #expect(message.ttl == 300 && message.sound == "default" && message.priority == "high")
+        #expect(message.categoryId == "mapvest-company-v1")
+        #expect(message.data["brand"] == .string("Starbucks"))  // legacy top-level fields stay
+        guard case .object(let envelope)? = message.data["mapvest"] else { throw TestFailure("no envelope") }
+        #expect(envelope["schemaVersion"] == .number(1))
+        #expect(envelope["deliveryId"] == .string("delivery_1") && envelope["installationId"] == .string("push_1"))
+        #expect(envelope["issuedAt"] == .string("2027-01-15T08:00:00.000Z"))
+        #expect(envelope["expiresAt"] == .string("2027-01-15T08:05:00.000Z"))
+        #expect(envelope["eventKind"] == .string("identify_done"))
+        #expect(envelope["target"] == .object(["type": .string("company"), "ticker": .string("SBUX")]))
+    }
+
+    @Test func wireValidation() {
+        #expect(PushWire.expoToken(" ExponentPushToken[abc] ") == "ExponentPushToken[abc]")
+        #expect(PushWire.expoToken("ExpoPushToken[abc]") == "ExpoPushToken[abc]")
+        for bad in ["ExponentPushToken[]", "ExponentPushToken[a]b", "ExponentPushToken[a]]", "expo[abc]", "", "ExponentPushToken[\(String(repeating: "a", count: 600))]"] {
+            #expect(PushWire.expoToken(bad) == nil, "\(bad.prefix(30))")
+        }
+        #expect(PushWire.expoToken(.number(1)) == nil)
+        #expect(PushWire.tokenId(" push_1 ") == "push_1")
+        #expect(PushWire.tokenId("   ") == nil)
+        #expect(PushWire.tokenId(String(repeating: "x", count: 129)) == nil)
+        #expect(PushWire.preferencePatch(["daily_brief": .bool(true), "x": .string("y"), "last_sent": .object([:])]) == ["daily_brief": .bool(true)])
+        #expect(PushWire.preferencePatch(["last_lat": .string("1")]) == nil)
+        #expect(PushWire.isHeartbeat(["last_lat": .number(1), "last_lng": .number(2)]))
+        #expect(!PushWire.isHeartbeat(["last_lat": .number(1)]))
+        #expect(PushConfiguration.gate(isDevelopment: false, securityEnabled: true, accessToken: "t").0)
+        #expect(!PushConfiguration.gate(isDevelopment: false, securityEnabled: true, accessToken: "").0)
+        #expect(!PushConfiguration.gate(isDevelopment: false, securityEnabled: false, accessToken: "t").0)
+        #expect(PushConfiguration.gate(isDevelopment: true, securityEnabled: false, accessToken: nil).0)
+        // Production never runs with a lease under 90 s; dev (tests) may.
+        #expect(PushConfiguration(Environment(["PUSH_LEASE_MS": "1000"])).lease == .seconds(90))
+        #expect(PushConfiguration(Environment(["PUSH_LEASE_MS": "1000", "MAPVEST_ENV": "dev"])).lease == .seconds(1))
+        #expect(PushConfiguration(Environment(["PUSH_MAX_CONCURRENT_HANDOFFS": "100"])).maxConcurrentHandoffs == 32)
+        #expect(PushConfiguration(Environment([:])).maxConcurrentHandoffs == 4)
+        #expect(!PushConfiguration(Environment([:])).dispatchEnabled)  // unset MAPVEST_ENV = production, gate closed
+    }
+
+    @Test func handoffGateIsFIFOWithoutBarging() async throws {
+        let gate = HandoffGate(permits: 1)
+        try await gate.acquire()
+        let order = Mutex<[Int]>([])
+        var tasks: [Task<Void, any Error>] = []
+        for i in 0..<5 {
+            tasks.append(Task {
+                try await gate.withPermit { order.withLock { $0.append(i) } }
+            })
+            while await gate.queued < i + 1 { await Task.yield() }
+        }
+        let cancelled = Task { try await gate.acquire() }
+        while await gate.queued < 6 { await Task.yield() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await gate.release()
+        for task in tasks { try await task.value }
+        #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
+        #expect(await gate.queued == 0)
+    }
+}
