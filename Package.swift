@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "PushDispatcher", targets: ["PushDispatcher"]),
         .executable(name: "DevBroker", targets: ["DevBroker"]),
         .executable(name: "LoadGen", targets: ["LoadGen"]),
+        .executable(name: "BenchNearbyRating", targets: ["BenchNearbyRating"]),
         .executable(name: "PushBench", targets: ["PushBench"]),
     ],
     targets: [
@@ -89,6 +90,9 @@ let package = Package(
 
         .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
                           path: "Tools/PushBench", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
+                          path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Runtime"], path: "Tests/TestSupport",

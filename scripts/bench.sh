@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prints the performance figures of one run on this box (release build, real broker, Postgres and Redis):
 #   1. gateway GET /v1/health with wrk, and nginx serving a static file on the same box, same wrk settings;
-#   2. POST /v1/identify by hint through Kafka at a fixed rate (open loop), beside GET /v1/health at the same rate,
-#      so the difference of the p50s is what the Kafka round trip (and the Identify handler) adds;
+#   2. at a fixed rate (open loop): GET /v1/health (no Kafka), POST /v1/resolve-comparable for a seed brand (the
+#      Kafka round trip plus a trivial handler: the p50 difference is what Kafka adds) and POST /v1/identify by hint
+#      (claim check in Redis, Kafka both ways, seed resolution);
 #   3. RSS of each binary idle and right after the identify load.
 # Usage: scripts/bench.sh [duration-seconds (default 10)] [identify-rate/s (default 200)]
 set -euo pipefail
@@ -56,8 +57,15 @@ wrk -t2 -c50 -d"${DURATION}s" --latency "http://127.0.0.1:$NGINX_PORT/health.jso
 BOUNDARY=benchboundary
 printf -- "--%s\r\nContent-Disposition: form-data; name=\"image\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff\xe0benchjpeg\xff\xd9\r\n--%s\r\nContent-Disposition: form-data; name=\"hint\"\r\n\r\nStarbucks\r\n--%s--\r\n" \
   "$BOUNDARY" "$BOUNDARY" "$BOUNDARY" >.stack/bench/identify.body
+echo '{"brand":"Starbucks"}' >.stack/bench/comparable.json
+# Warm up: the first commands wait for Identify's consumer group to settle.
+"$BIN/LoadGen" "http://127.0.0.1:$PORT/v1/resolve-comparable" 5 4 --method POST --body-file .stack/bench/comparable.json \
+  --header "Content-Type: application/json" --label "warm-up" >/dev/null
 echo "== open loop at ${RATE}/s for ${DURATION}s"
 "$BIN/LoadGen" "http://127.0.0.1:$PORT/v1/health" "$RATE" "$DURATION" --label "GET /v1/health (no Kafka)"
+"$BIN/LoadGen" "http://127.0.0.1:$PORT/v1/resolve-comparable" "$RATE" "$DURATION" --method POST \
+  --body-file .stack/bench/comparable.json --header "Content-Type: application/json" \
+  --label "POST /v1/resolve-comparable, seed brand (Kafka round trip + a trivial handler)"
 "$BIN/LoadGen" "http://127.0.0.1:$PORT/v1/identify" "$RATE" "$DURATION" --method POST \
   --body-file .stack/bench/identify.body --header "Content-Type: multipart/form-data; boundary=$BOUNDARY" \
   --header "X-Device-Id: bench" --label "POST /v1/identify by hint (Kafka round trip)"

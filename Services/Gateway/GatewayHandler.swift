@@ -30,10 +30,14 @@ struct GatewayHandler: HTTPHandler {
     func head(_ head: HTTPRequestHead) async -> HeadDecision {
         let started = ContinuousClock.now
         let requestId = Self.requestId(from: head)
-        func done(_ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = []) -> HeadDecision {
+        func done(_ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = [], route: Route? = nil)
+            -> HeadDecision
+        {
             var response = response
             response.headers += headers
-            return .respond(finish(response, template: template, head: head, requestId: requestId, started: started))
+            let metrics = route?.metrics ?? RouteMetrics.unrouted(template, method: head.method)
+            return .respond(
+                finish(response, template: template, metrics: metrics, head: head, requestId: requestId, started: started))
         }
         if head.method == "OPTIONS" { return done(.empty(204), "OPTIONS") }
         if let response = admin.response(method: head.method, path: head.path) { return done(response, head.path) }
@@ -52,7 +56,7 @@ struct GatewayHandler: HTTPHandler {
         case .required:
             switch await edge.authenticate(caller, head) {
             case .success(let authenticated): caller = authenticated
-            case .failure(let response): return done(response, route.template, headers)
+            case .failure(let response): return done(response, route.template, headers, route: route)
             }
         case .optional: break
         case .none: caller.session = nil
@@ -60,13 +64,15 @@ struct GatewayHandler: HTTPHandler {
         if let guardCheck = route.guardCheck {
             let verdict = await guardCheck(caller, head)
             headers += verdict.headers
-            if let reject = verdict.reject { return done(reject, route.template, headers) }
+            if let reject = verdict.reject { return done(reject, route.template, headers, route: route) }
         }
         var tooLarge = route.tooLarge
         tooLarge.headers += headers
         return .readBody(
             limit: route.bodyLimit,
-            tooLarge: finish(tooLarge, template: route.template, head: head, requestId: requestId, started: started),
+            tooLarge: finish(
+                tooLarge, template: route.template, metrics: route.metrics, head: head, requestId: requestId,
+                started: started),
             state: Pending(
                 route: route, parameters: parameters, requestId: requestId, started: started, caller: caller,
                 headers: headers))
@@ -75,35 +81,29 @@ struct GatewayHandler: HTTPHandler {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         guard let pending = request.state as? Pending else {
             return finish(
-                .error(500, "internal error"), template: "unmatched", head: request.head, requestId: "-",
-                started: .now)
+                .error(500, "internal error"), template: "unmatched",
+                metrics: RouteMetrics.unrouted("unmatched", method: request.head.method), head: request.head,
+                requestId: "-", started: .now)
         }
         var response = await pending.route.handle(
             RouteContext(
                 request: request, parameters: pending.parameters, requestId: pending.requestId, caller: pending.caller))
         response.headers += pending.headers
         return finish(
-            response, template: pending.route.template, head: request.head, requestId: pending.requestId,
-            started: pending.started)
+            response, template: pending.route.template, metrics: pending.route.metrics, head: request.head,
+            requestId: pending.requestId, started: pending.started)
     }
 
     /// Adds CORS and request-id headers, then logs and counts the request by its route template.
     private func finish(
-        _ response: HTTPResponse, template: String, head: HTTPRequestHead, requestId: String,
+        _ response: HTTPResponse, template: String, metrics: RouteMetrics, head: HTTPRequestHead, requestId: String,
         started: ContinuousClock.Instant
     ) -> HTTPResponse {
         var response = response
         response.headers += Self.corsHeaders
         response.headers.append(("X-Request-Id", requestId))
         let elapsed = ContinuousClock.now - started
-        MetricsRegistry.shared.counter(
-            "gateway_requests_total", help: "HTTP requests by route",
-            labels: ["route": template, "method": head.method, "status": String(response.status)]
-        ).increment()
-        MetricsRegistry.shared.histogram(
-            "gateway_request_duration_seconds", help: "HTTP request latency by route",
-            labels: ["route": template, "method": head.method]
-        ).observe(elapsed.inSeconds)
+        metrics.record(status: response.status, seconds: elapsed.inSeconds)
         if response.status >= 500 || logger.minimumLevel <= .debug {
             logger.log(
                 response.status >= 500 ? .warning : .debug, "request",
@@ -123,6 +123,6 @@ struct GatewayHandler: HTTPHandler {
         {
             return given
         }
-        return UUID().uuidString.lowercased()
+        return RequestIds.next()
     }
 }

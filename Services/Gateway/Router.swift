@@ -46,6 +46,7 @@ struct Route: Sendable {
     let tooLarge: HTTPResponse
     let guardCheck: Guard?
     let handle: @Sendable (RouteContext) async -> HTTPResponse
+    let metrics: RouteMetrics
 
     static let jsonBodyLimit = 1 << 20
 
@@ -61,6 +62,7 @@ struct Route: Sendable {
         self.tooLarge = tooLarge
         self.guardCheck = guardCheck
         self.handle = handle
+        self.metrics = RouteMetrics(template: template, method: method)
     }
 }
 

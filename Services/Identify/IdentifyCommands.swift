@@ -36,20 +36,23 @@ struct IdentifyCommands: Sendable {
         // Leave room to produce the reply before the gateway gives up.
         let outcome = await identifier.identify(command, deadline: deadline - .milliseconds(500))
         let response = outcome.response
-        if let userId = command.userId, !response.investables.isEmpty {
-            // Never blocks or fails the response.
-            Task { await effects.run(userId: userId, response: response) }
+        let latencyMs = Int((ContinuousClock.now - started).inMilliseconds)
+        let (photos, effects, context) = (self.photos, self.effects, self.context)
+        // Everything else happens after the reply is out, and before the offset is committed (at-least-once).
+        return Reply.json(200, response).then {
+            await photos.delete(command.photoKey)
+            if let userId = command.userId, !response.investables.isEmpty {
+                await effects.run(userId: userId, response: response)
+            }
+            await context.emit(
+                type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
+                key: command.userId ?? command.deviceId ?? "anonymous",
+                data: IdentifyCompletedEvent(
+                    path: outcome.path.rawValue, modelUsed: response.identification.modelUsed, latencyMs: latencyMs,
+                    detections: response.identification.detected.count, investables: response.investables.count,
+                    publicInvestables: response.investables.filter(\.brand.isPublic).count,
+                    signedIn: command.userId != nil))
         }
-        await context.emit(
-            type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
-            key: command.userId ?? command.deviceId ?? "anonymous",
-            data: IdentifyCompletedEvent(
-                path: outcome.path.rawValue, modelUsed: response.identification.modelUsed,
-                latencyMs: Int((ContinuousClock.now - started).inMilliseconds),
-                detections: response.identification.detected.count, investables: response.investables.count,
-                publicInvestables: response.investables.filter(\.brand.isPublic).count,
-                signedIn: command.userId != nil))
-        let photos = self.photos
-        return Reply.json(200, response).then { await photos.delete(command.photoKey) }
     }
+
 }

@@ -28,13 +28,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let exa = ExaClient.fromEnvironment(env, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let ocrWorkers = env.get("OCR_WORKERS", default: 2)
-    let ocr: TextRecognizer?
-    do {
-        ocr = ocrWorkers > 0 ? try TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
-    } catch {
-        logger.error("OCR unavailable: photos without a vision key will only use the hint", ["error": "\(error)"])
-        ocr = nil
-    }
+    let ocr = ocrWorkers > 0 ? TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
     if !openRouter.isConfigured {
         logger.info("OPENROUTER_API_KEY is not set: identify reads photos with offline OCR")
     }

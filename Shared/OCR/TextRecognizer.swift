@@ -24,27 +24,22 @@ public final class TextRecognizer: Sendable {
 
     private init(queue: JobQueue) { self.queue = queue }
 
-    /// Starts `workers` threads with English data from `dataPath` (nil = Tesseract's default location).
-    /// Fails when the language data cannot be loaded.
-    public static func make(workers: Int, dataPath: String? = nil, maxQueued: Int = 64, logger: Logger) throws
+    /// Starts `workers` threads with English data from `dataPath` (nil = Tesseract's default location). Each worker
+    /// loads its engine on its first photo, so an idle service does not hold the language model in memory; a worker
+    /// whose engine cannot load fails its jobs with `.engineUnavailable` (and says so in the log).
+    public static func make(workers: Int, dataPath: String? = nil, maxQueued: Int = 64, logger: Logger)
         -> TextRecognizer
     {
         setenv("OMP_THREAD_LIMIT", "1", 0)
         _ = setMsgSeverity(6)  // Leptonica: L_SEVERITY_NONE (no stderr chatter on bad images)
-        var engines: [TesseractEngine] = []
-        for _ in 0..<max(1, workers) {
-            guard let engine = TesseractEngine.make(dataPath: dataPath) else {
-                throw OCRError(kind: .engineUnavailable)
-            }
-            engines.append(engine)
-        }
-        let queue = JobQueue(maxQueued: maxQueued, workers: engines.count)
-        for (index, engine) in engines.enumerated() {
-            let thread = Thread { queue.work(with: engine) }
+        let count = max(1, workers)
+        let queue = JobQueue(maxQueued: maxQueued, workers: count)
+        for index in 0..<count {
+            let thread = Thread { queue.work(dataPath: dataPath, logger: logger) }
             thread.name = "ocr-\(index)"
             thread.start()
         }
-        logger.info("ocr ready", ["ocr.workers": .int(engines.count)])
+        logger.info("ocr ready", ["ocr.workers": .int(count)])
         return TextRecognizer(queue: queue)
     }
 
@@ -94,7 +89,9 @@ private final class JobQueue: Sendable {
         for _ in 0..<workers { available.signal() }
     }
 
-    func work(with engine: TesseractEngine) {
+    func work(dataPath: String?, logger: Logger) {
+        var engine: TesseractEngine?
+        var loadFailed = false
         while true {
             available.wait()
             let next = state.withLock { s -> Job?? in
@@ -105,6 +102,15 @@ private final class JobQueue: Sendable {
             case .none: return
             case .some(nil): continue
             case .some(let job?):
+                if engine == nil && !loadFailed {
+                    engine = TesseractEngine.make(dataPath: dataPath)
+                    loadFailed = engine == nil
+                    if loadFailed { logger.error("tesseract could not load its English data; OCR is unavailable") }
+                }
+                guard let engine else {
+                    job.continuation.resume(throwing: OCRError(kind: .engineUnavailable))
+                    continue
+                }
                 if let text = engine.read(job.image) {
                     job.continuation.resume(returning: text)
                 } else {

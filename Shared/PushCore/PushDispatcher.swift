@@ -125,15 +125,18 @@ public final class PushDispatcher: Sendable {
         let plan = Self.plan(request)
         var summary = DeliverySummary(requestId: request.id, eventKind: plan.eventKind, eventKey: plan.eventKey)
         guard !plan.userIds.isEmpty else { return summary }
-        // Tokens busy under another lease (or hit by an error) are retried until the longest lease could have run out.
-        let deadline = ContinuousClock.now + settings.lease + .seconds(10)
+        // Tokens busy under another lease (or hit by an error) are retried until that lease could have run out.
+        let patience = settings.lease + .seconds(10)
         var retry = Set<String>()
         var cursor: String?
         var selectFailures = 0
+        var selectDeadline: ContinuousClock.Instant?
         while !Task.isCancelled {
             let outcome = await batch(plan, .after(cursor), into: &summary)
             if outcome.failed && outcome.selected.isEmpty {
                 selectFailures += 1
+                let deadline = selectDeadline ?? ContinuousClock.now + patience
+                selectDeadline = deadline
                 guard ContinuousClock.now < deadline else {
                     logger.error("push request abandoned: database unavailable", ["push.request": .string(request.id)])
                     break
@@ -141,10 +144,13 @@ public final class PushDispatcher: Sendable {
                 try? await Task.sleep(for: Self.retryDelay(selectFailures))
                 continue
             }
+            selectFailures = 0
+            selectDeadline = nil
             retry.formUnion(outcome.retry)
             guard let last = outcome.selected.last, outcome.selected.count >= settings.batchSize else { break }
             cursor = last
         }
+        let deadline = ContinuousClock.now + patience
         var round = 0
         while !retry.isEmpty && !Task.isCancelled && ContinuousClock.now < deadline {
             round += 1

@@ -29,14 +29,41 @@ public enum Timestamp {
     public static func iso8601(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var secs = ms / 1000
-        let millis = Int(ms - secs * 1000)
-        if ms < 0 && millis != 0 { secs -= 1 }
+        var millis = Int(ms % 1000)
+        if millis < 0 {
+            millis += 1000
+            secs -= 1
+        }
         var t = time_t(secs)
         var parts = tm()
         gmtime_r(&t, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), (millis + 1000) % 1000)
+        // Hand-formatted: this runs on hot paths (every log line, every health check).
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        func digits(_ value: Int, _ width: Int) {
+            var v = value
+            var buffer = [UInt8](repeating: 48, count: width)
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                buffer[i] = UInt8(48 + v % 10)
+                v /= 10
+            }
+            out += buffer
+        }
+        digits(Int(parts.tm_year) + 1900, 4)
+        out.append(45)
+        digits(Int(parts.tm_mon) + 1, 2)
+        out.append(45)
+        digits(Int(parts.tm_mday), 2)
+        out.append(84)
+        digits(Int(parts.tm_hour), 2)
+        out.append(58)
+        digits(Int(parts.tm_min), 2)
+        out.append(58)
+        digits(Int(parts.tm_sec), 2)
+        out.append(46)
+        digits(millis, 3)
+        out.append(90)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses ISO-8601 with or without fractional seconds; nil for anything else.

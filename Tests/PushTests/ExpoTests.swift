@@ -169,11 +169,11 @@ import Testing
     @Test func handoffGateIsFIFOWithoutBarging() async throws {
         let gate = HandoffGate(permits: 1)
         try await gate.acquire()
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         var tasks: [Task<Void, any Error>] = []
         for i in 0..<5 {
             tasks.append(Task {
-                try await gate.withPermit { order.withLock { $0.append(i) } }
+                try await gate.withPermit { order.value.withLock { $0.append(i) } }
             })
             while await gate.queued < i + 1 { await Task.yield() }
         }
@@ -183,7 +183,7 @@ import Testing
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         await gate.release()
         for task in tasks { try await task.value }
-        #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
+        #expect(order.value.withLock { $0 } == [0, 1, 2, 3, 4])
         #expect(await gate.queued == 0)
     }
 }

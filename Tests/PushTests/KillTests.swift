@@ -24,7 +24,7 @@ import Testing
                 try? await Task.sleep(for: .seconds(30))
                 return .error(503, "gone")
             }
-            return FakeExpo.ok(messages, attempt)
+            return await FakeExpo.ok(messages, attempt)
         }
         let survivor = try await Stack.runtime(schema: schema, expo: expo, extra: ["PUSH_LEASE_MS": "1500"])
         let db = survivor.db

@@ -29,7 +29,7 @@ final class BinaryProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: binDir).appendingPathComponent(binary)
         process.environment = env
         let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("mapvest-push-\(binary)-\(adminPort).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
         process.standardError = handle

@@ -63,10 +63,11 @@ import Testing
                 let key = "\(message.dataString("trial") ?? "?")|\(installation)"
                 ledger.handoffs.withLock { $0[key, default: 0] += 1 }
             }
-            return FakeExpo.ok(messages, 1)
+            return await FakeExpo.ok(messages, 1)
         }
-        var replicas: [PushRuntime] = []
-        for _ in 0..<3 { replicas.append(try await Stack.runtime(schema: schema, expo: expo)) }
+        var made: [PushRuntime] = []
+        for _ in 0..<3 { made.append(try await Stack.runtime(schema: schema, expo: expo)) }
+        let replicas = made
         let store = PushStore(db: try await Stack.pool(size: 8), schema: names)
         defer {
             Task {

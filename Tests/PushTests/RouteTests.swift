@@ -160,6 +160,7 @@ import Testing
             #expect(log.contains("/v1/push/") || process === push)
             for secret in secrets { #expect(!log.contains(secret), "\(process.name) log leaks a push identifier") }
             #expect(!log.contains("ExponentPushToken["))
+            #expect(log.firstMatch(of: try Regex("push_[0-9a-f]{32}")) == nil)
         }
         #expect(gateway.log.contains("/v1/push/token/:id"))
     }

@@ -242,3 +242,9 @@ struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A mutex-guarded value that closures can share.
+final class Locked<T: Sendable>: Sendable {
+    let value: Mutex<T>
+    init(_ initial: T) { value = Mutex(initial) }
+}

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import Runtime
 import Testing
 
 extension SystemTests {
@@ -65,9 +66,9 @@ extension SystemTests {
 
             let health = try await SystemClient.send(gateway, "GET", "/v1/health")
             #expect(health.status == 200)
-            let body = SystemClient.json(health)
-            #expect(body["ok"] as? Bool == true)
-            #expect(body["status"] as? String == "ok")
+            let body = try JSONDecoder().decode(HealthResponse.self, from: Data(health.body))
+            #expect(body.ok && body.status == "ok" && body.service == "mapvest-api")
+            #expect(Timestamp.parse(body.timestamp) != nil)
             #expect(health.headers["Access-Control-Allow-Origin"] == "*")
         }
     }
