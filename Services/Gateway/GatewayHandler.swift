@@ -27,6 +27,27 @@ struct GatewayHandler: HTTPHandler {
         ("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, X-Device-Id, Idempotency-Key"),
     ]
 
+    /// Preflight, admin endpoints and immediate routes are answered on the server thread, without suspending.
+    func immediate(_ head: HTTPRequestHead) -> HTTPResponse? {
+        let template: String
+        let metrics: RouteMetrics
+        let response: HTTPResponse
+        if head.method == "OPTIONS" {
+            (template, response) = ("OPTIONS", .empty(204))
+            metrics = RouteMetrics.unrouted(template, method: head.method)
+        } else if let admin = admin.response(method: head.method, path: head.path) {
+            (template, response) = (head.path, admin)
+            metrics = RouteMetrics.unrouted(template, method: head.method)
+        } else if let (route, _) = router.match(method: head.method, path: head.path), let now = route.immediate {
+            (template, response, metrics) = (route.template, now(), route.metrics)
+        } else {
+            return nil
+        }
+        return finish(
+            response, template: template, metrics: metrics, head: head, requestId: Self.requestId(from: head),
+            started: .now)
+    }
+
     func head(_ head: HTTPRequestHead) async -> HeadDecision {
         let started = ContinuousClock.now
         let requestId = Self.requestId(from: head)

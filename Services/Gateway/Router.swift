@@ -46,6 +46,8 @@ struct Route: Sendable {
     let tooLarge: HTTPResponse
     let guardCheck: Guard?
     let handle: @Sendable (RouteContext) async -> HTTPResponse
+    /// For cheap routes outside the limiter and auth (health, config): the answer, computed without suspending.
+    let immediate: (@Sendable () -> HTTPResponse)?
     let metrics: RouteMetrics
 
     static let jsonBodyLimit = 1 << 20
@@ -62,6 +64,20 @@ struct Route: Sendable {
         self.tooLarge = tooLarge
         self.guardCheck = guardCheck
         self.handle = handle
+        self.immediate = nil
+        self.metrics = RouteMetrics(template: template, method: method)
+    }
+
+    /// A route answered synchronously on the server thread: no body, no auth, not counted by the limiter.
+    init(_ method: String, _ template: String, immediate: @escaping @Sendable () -> HTTPResponse) {
+        self.method = method
+        self.template = template
+        self.auth = .none
+        self.bodyLimit = 0
+        self.tooLarge = .error(413, "request body too large")
+        self.guardCheck = nil
+        self.handle = { _ in immediate() }
+        self.immediate = immediate
         self.metrics = RouteMetrics(template: template, method: method)
     }
 }

@@ -169,6 +169,10 @@ public enum HeadDecision: Sendable {
 
 /// Application logic behind an `HTTPServer`. Both calls run as tasks; a suspended connection holds no thread.
 public protocol HTTPHandler: Sendable {
+    /// An answer computed synchronously on the server's polling thread for a request without a body, skipping the
+    /// suspend/resume round trip (health checks and other cheap, non-blocking routes). Nil sends the request through
+    /// `head(_:)` as usual. It must never block.
+    func immediate(_ head: HTTPRequestHead) -> HTTPResponse?
     /// Called once headers have arrived, before any body byte is read (runs async; the connection is suspended meanwhile).
     func head(_ head: HTTPRequestHead) async -> HeadDecision
     /// Called with the complete request when `head(_:)` chose `.readBody`.
@@ -176,6 +180,9 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
+    /// No synchronous answers.
+    public func immediate(_ head: HTTPRequestHead) -> HTTPResponse? { nil }
+
     /// Accepts every request with a body of up to `HeadDecision.defaultBodyLimit` bytes.
     public func head(_ head: HTTPRequestHead) async -> HeadDecision { .accept() }
 }

@@ -120,6 +120,7 @@ final class ServerCore: Sendable {
                 return .YES
             }
             guard let head = ctx.head else { return .NO }
+            if let response = handler.immediate(head) { return queue(ctx, response, close: false) }
             ctx.phase = .handling
             let handler = self.handler
             suspend(ctx) {

@@ -251,20 +251,30 @@ public final class PushDispatcher: Sendable {
     /// that fails leaves leases to expire (the delivery may then be retried: at least once).
     private func handoff(_ conn: PostgresConnection, _ plan: Plan, _ selection: Selection) async throws -> BatchResult {
         var result = BatchResult()
+        var phase = ContinuousClock.now
+        func done(_ name: String) {
+            let now = ContinuousClock.now
+            Metrics.phase(name).observe((now - phase).inSeconds)
+            phase = now
+        }
         switch selection {
         case .after(let cursor): result.selected = try await selectCandidates(conn, plan, after: cursor)
         case .tokens(let tokens): result.selected = tokens
         }
+        done("select")
         guard !result.selected.isEmpty else { return result }
 
         let claim = try await claim(conn, plan, tokens: result.selected)
+        done("claim")
         result.busy = claim.busy
         result.skipped = claim.delivered
         guard !claim.groups.isEmpty else { return result }
 
         if settings.dispatchEnabled { await pace.acquire(claim.groups.count) }
+        done("pace")
         let lockTokens = TokenLocks.sorted(claim.groups.map(\.expoToken))
         try await TokenLocks.lockForSession(conn, lockTokens)
+        done("lock")
         let lockedAt = ContinuousClock.now
         defer {
             let held = ContinuousClock.now - lockedAt
@@ -272,6 +282,7 @@ public final class PushDispatcher: Sendable {
             onLockHeld?(held)
         }
         let valid = try await renewAndValidate(conn, plan, groups: claim.groups.map(\.id))
+        done("validate")
         let sendable = claim.groups.filter { valid.contains($0.id) }
         result.skipped += claim.groups.count - sendable.count
 
@@ -307,6 +318,7 @@ public final class PushDispatcher: Sendable {
                 result.failureReason = reason
             }
         }
+        done("expo")
         Metrics.notifications("handed_off").increment(by: Int64(result.successes))
         Metrics.notifications("failed").increment(by: Int64(result.failures))
 
@@ -322,7 +334,9 @@ public final class PushDispatcher: Sendable {
             }
         }
         if !finalized { Metrics.batchErrors.increment() }
+        done("finalize")
         try? await TokenLocks.unlockSession(conn, lockTokens)
+        done("unlock")
         return result
     }
 

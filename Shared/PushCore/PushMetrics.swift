@@ -17,6 +17,12 @@ enum Metrics {
     static let lockHold = MetricsRegistry.shared.histogram(
         "push_advisory_lock_hold_seconds", help: "Time a handoff held its session-level advisory locks")
 
+    /// Time per step of a batch: select, claim, pace, lock (waiting for the session locks), validate, expo, finalize, unlock.
+    static func phase(_ name: String) -> Histogram {
+        MetricsRegistry.shared.histogram(
+            "push_batch_phase_seconds", help: "Time per step of a delivery batch", labels: ["phase": name])
+    }
+
     static let handoffsInFlight = MetricsRegistry.shared.gauge(
         "push_handoffs_in_flight", help: "Batches holding a handoff permit in this process")
 

@@ -102,4 +102,10 @@ public struct BrandTickerCache: Sendable {
         guard let redis else { return true }
         return (try? await redis.set("mapvest:lock:brand:" + key, [1], ttl: ttl, onlyIfAbsent: true)) ?? true
     }
+
+    /// Releases a lock taken with `claim`.
+    func release(_ key: String) async {
+        guard let redis else { return }
+        _ = try? await redis.delete("mapvest:lock:brand:" + key)
+    }
 }

@@ -50,7 +50,8 @@ public struct TickerResolver: Sendable {
         let key = Self.key(name)
         return await flights.run(key) {
             if let cached = await cache.get(key) { return cached }
-            if !(await cache.claim(key, for: .seconds(5))) {
+            let owner = await cache.claim(key, for: .seconds(5))
+            if !owner {
                 // Another replica is computing it: give it a moment, then compute anyway.
                 for _ in 0..<10 {
                     try? await Task.sleep(for: .milliseconds(200))
@@ -59,6 +60,8 @@ public struct TickerResolver: Sendable {
             }
             let (resolution, cacheable) = await resolveOnline(name)
             if cacheable { await cache.put(key, resolution) }
+            // Released at once, so a caller after an uncacheable answer (an upstream was down) does not wait 2 s.
+            if owner { await cache.release(key) }
             return resolution
         }
     }

@@ -89,6 +89,20 @@ try await seedPool.execute(
     """)
 try await seedPool.withConnection { try await $0.simpleQuery("ANALYZE \(schema).push_tokens; ANALYZE \(schema).push_token_claims") }
 
+/// Sum and count per batch step, from the dispatcher's own histogram (`push_batch_phase_seconds`).
+func phaseTotals() -> [String: (sum: Double, count: Double)] {
+    var totals: [String: (sum: Double, count: Double)] = [:]
+    for line in MetricsRegistry.shared.render().split(separator: "\n") where line.hasPrefix("push_batch_phase_seconds_") {
+        guard let open = line.firstIndex(of: "\""), let close = line[line.index(after: open)...].firstIndex(of: "\""),
+            let value = Double(line.split(separator: " ").last ?? "")
+        else { continue }
+        let phase = String(line[line.index(after: open)..<close])
+        if line.hasPrefix("push_batch_phase_seconds_sum") { totals[phase, default: (0, 0)].sum = value }
+        if line.hasPrefix("push_batch_phase_seconds_count") { totals[phase, default: (0, 0)].count = value }
+    }
+    return totals
+}
+
 /// The next request to deliver, shared by the delivering tasks.
 final class Cursor: Sendable {
     let value = Atomic<Int>(0)
@@ -107,6 +121,7 @@ func run(_ label: String, replicas: [PushRuntime], tokens: Int) async -> Void {
             dedupe: [PushDedupe(slot: "identify_done", key: run)])
     }
     let next = Cursor()
+    let before = phaseTotals()
     let started = ContinuousClock.now
     await withTaskGroup(of: Void.self) { group in
         for replica in replicas {
@@ -131,8 +146,31 @@ func run(_ label: String, replicas: [PushRuntime], tokens: Int) async -> Void {
             + String(
                 format: "%6d tokens in %6.2f s = %7.0f tokens/s   lock hold p50 %6.2f ms  p99 %6.2f ms  (%d batches)",
                 sent, elapsed, Double(sent) / elapsed, percentile(0.5), percentile(0.99), sorted.count))
+    let after = phaseTotals()
+    let steps = ["select", "claim", "pace", "lock", "validate", "expo", "finalize", "unlock"].compactMap { phase -> String? in
+        guard let end = after[phase] else { return nil }
+        let start = before[phase] ?? (0, 0)
+        let n = end.count - start.count
+        return String(format: "%@ %.1f", phase, n > 0 ? (end.sum - start.sum) / n * 1000 : 0)
+    }
+    print("    mean ms per batch step: " + steps.joined(separator: ", "))
 }
 
+if env.get("BENCH_DIAG") == "1" {
+    let pool = try await PostgresPool.make(url: postgresURL, size: 1, logger: logger)
+    for label in ["select 1", "select 1 (params)"] {
+        let t0 = ContinuousClock.now
+        for i in 0..<200 {
+            if label == "select 1" { _ = try await pool.query("SELECT 1") } else { _ = try await pool.query("SELECT \(i)::int") }
+        }
+        print(label, (ContinuousClock.now - t0) / 200)
+    }
+    try await pool.withConnection { conn in
+        let t0 = ContinuousClock.now
+        for i in 0..<200 { _ = try await conn.query("SELECT \(i)::int") }
+        print("same connection", (ContinuousClock.now - t0) / 200)
+    }
+}
 print("push bench: \(tokenCount) tokens unpaced, \(pacedTokens) paced; 100 per request; \(requestsInFlight) requests in flight "
     + "per replica; PUSH_MAX_CONCURRENT_HANDOFFS=\(handoffs)")
 let one = try await replicas(1, pace: 0)

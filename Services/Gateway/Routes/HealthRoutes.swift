@@ -7,14 +7,14 @@ import Runtime
 enum HealthRoutes {
     static func routes(configuration: GatewayConfiguration, startedAt: Date) -> [Route] {
         [
-            Route("GET", "/v1/health") { _ in
+            Route("GET", "/v1/health") {
                 // `HealthResponse`, written by hand: this is the route load balancers hit most.
                 let now = Date()
                 let body = #"{"ok":true,"service":"mapvest-api","timestamp":""# + Timestamp.iso8601(now)
                     + #"","status":"ok","uptime":"# + String(Int(now.timeIntervalSince(startedAt))) + "}"
                 return .json(200, raw: Array(body.utf8))
             },
-            Route("GET", "/v1/config") { _ in
+            Route("GET", "/v1/config") {
                 .json(
                     200,
                     ConfigResponse(
