@@ -74,7 +74,7 @@ let package = Package(
         shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service("Gateway", ["ServiceKit", "HTTPServer", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
+        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
@@ -102,7 +102,7 @@ let package = Package(
         tests("CryptoTests", ["Crypto"]),
         tests("KafkaTests", ["Kafka", "Messaging", "Contracts", "Runtime"]),
         tests("PostgresTests", ["Postgres", "Runtime"]),
-        tests("RedisTests", ["Redis", "Runtime"]),
+        tests("RedisTests", ["Redis", "Crypto", "Runtime"]),
         tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime"]),
         tests("FinanceTests", ["Finance", "Contracts"]),
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),

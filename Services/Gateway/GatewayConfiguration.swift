@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import Runtime
 
 /// The gateway's settings, from environment variables (defaults in parentheses).
@@ -74,6 +75,28 @@ struct GatewayConfiguration: Sendable {
         returnCodes = env.isDevelopment && env.flag("AUTH_RETURN_CODE")
         publicURL = env.get("PUBLIC_API_URL", default: "http://127.0.0.1:\(port)")
         limitsEnabled = !(env.isDevelopment && env.get("GATEWAY_LIMITS") == "off")
+        smtpURL = env.get("SMTP_URL")
+        smtpFrom = env.get("SMTP_FROM", default: "Mapvest <no-reply@mapvest.app>")
+        smtpUsername = env.get("SMTP_USERNAME")
+        smtpPassword = env.get("SMTP_PASSWORD")
+    }
+
+    /// `SMTP_URL` (`smtp://host:587` with STARTTLS, or `smtps://host:465`), `SMTP_FROM`, `SMTP_USERNAME`,
+    /// `SMTP_PASSWORD`: sign-in mail. Unset → the dev sink (which logs that a mail was sent, never its content).
+    var smtpURL: String?
+    var smtpFrom: String
+    var smtpUsername: String?
+    var smtpPassword: String?
+
+    func mailSender(logger: Logger) -> any MailSender {
+        guard let smtpURL else {
+            logger.warning("SMTP_URL is not set: sign-in mail goes to the dev sink and is not delivered")
+            return DevMailSink(logger: logger)
+        }
+        let loopback = smtpURL.contains("://127.0.0.1") || smtpURL.contains("://localhost")
+        return SMTPMailSender(
+            mailer: SMTPMailer(
+                url: smtpURL, from: smtpFrom, username: smtpUsername, password: smtpPassword, requireTLS: !loopback))
     }
 
     /// Refuses to start without a strong signing key outside dev.

@@ -26,7 +26,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let caller = ServiceCaller(client: client)
     let auth = AuthRoutes(
         tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey),
-        mail: DevMailSink(logger: logger), returnCodes: configuration.returnCodes, publicURL: configuration.publicURL,
+        mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes, publicURL: configuration.publicURL,
         logger: logger)
     let identify = IdentifyRoute(
         photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,

@@ -19,9 +19,7 @@ struct RatingCommands: Sendable {
             return .json(200, response, headers: [("Cache-Control", RatingService.cacheControl)])
         case NewsCommand.name:
             let request: NewsCommand = try decode(command)
-            // Jev gets what the budget leaves after the provider's share, at most 3 s.
-            let jevTimeout = min(NewsPage.defaultJevTimeout, command.remaining - .milliseconds(1500))
-            let response = await news.page(request, jevTimeout: max(.zero, jevTimeout))
+            let response = await news.page(request, deadline: command.deadline)
             return .json(200, response, headers: [("Cache-Control", NewsPage.cacheControl)])
         case SearchIntentCommand.name:
             let request: SearchIntentCommand = try decode(command)

@@ -9,7 +9,9 @@ import Runtime
 public struct NewsPage: Sendable {
     public static let cacheControl = "public, max-age=60, stale-while-revalidate=300"
     /// The most a page waits on Jev.
-    public static let defaultJevTimeout: Duration = .seconds(3)
+    public static let jevTimeout: Duration = .seconds(3)
+    /// Kept back from the deadline for encoding and producing the reply.
+    public static let reserve: Duration = .milliseconds(300)
 
     let market: MarketDataClient
     let materiality: HeadlineMateriality
@@ -19,14 +21,24 @@ public struct NewsPage: Sendable {
         self.materiality = materiality
     }
 
-    public func page(_ command: NewsCommand, jevTimeout: Duration = NewsPage.defaultJevTimeout) async -> NewsResponse {
-        let news = await market.news(command.ticker, limit: command.limit)
+    /// The page, always within `deadline`: a provider still silent when the deadline nears is a provider failure
+    /// (its answer still lands in the market-data cache), and Jev gets what is left, at most 3 s.
+    public func page(_ command: NewsCommand, deadline: ContinuousClock.Instant) async -> NewsResponse {
+        let market = self.market
+        let providerBudget = deadline - ContinuousClock.now - Self.reserve * 2
+        let news =
+            await withDeadline(max(.zero, providerBudget)) { await market.news(command.ticker, limit: command.limit) }
+            ?? MarketNews(items: [], provider: "error")
         let ticker = command.ticker.uppercased()
-        let tags = await materiality.score(
-            news.items.map {
-                HeadlineMateriality.Headline(
-                    id: $0.url, ticker: ticker, title: $0.title, source: $0.source, publishedAt: $0.publishedAt)
-            }, timeout: jevTimeout)
+        let jevBudget = min(Self.jevTimeout, deadline - ContinuousClock.now - Self.reserve)
+        let tags =
+            jevBudget > .zero
+            ? await materiality.score(
+                news.items.map {
+                    HeadlineMateriality.Headline(
+                        id: $0.url, ticker: ticker, title: $0.title, source: $0.source, publishedAt: $0.publishedAt)
+                }, timeout: jevBudget)
+            : Array(repeating: nil, count: news.items.count)
         let items = zip(news.items, tags).map { item, tag in
             NewsHeadline(title: item.title, url: item.url, source: item.source, publishedAt: item.publishedAt, jevMateriality: tag)
         }

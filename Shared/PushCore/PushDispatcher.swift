@@ -281,7 +281,7 @@ public final class PushDispatcher: Sendable {
             Metrics.lockHold.observe(held.inSeconds)
             onLockHeld?(held)
         }
-        let valid = try await renewAndValidate(conn, plan, groups: claim.groups.map(\.id))
+        let valid = try await renewAndValidate(conn, plan, groups: claim.groups)
         done("validate")
         let sendable = claim.groups.filter { valid.contains($0.id) }
         result.skipped += claim.groups.count - sendable.count
@@ -372,11 +372,17 @@ public final class PushDispatcher: Sendable {
         try await conn.simpleQuery("BEGIN")
         do {
             try await TokenLocks.lockForTransaction(conn, tokens)
-            try await conn.execute(
-                "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(tokens)::text[]) AND lease_until <= now()")
+            // One statement: the tokens' expired claims are deleted (the CTE runs to completion; the main query still
+            // sees them in its snapshot, so it filters on the lease), the candidate rows are locked, and each comes
+            // with its live leases as `[[slot, key], …]`.
             let rows = try await conn.query(
                 """
-                SELECT p.id, p.user_id, p.expo_token, p.prefs->'last_sent' AS last_sent FROM \(unescaped: s.tokens) p
+                WITH expired AS (
+                    DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(tokens)::text[]) AND lease_until <= now())
+                SELECT p.id, p.user_id, p.expo_token, p.prefs->'last_sent' AS last_sent,
+                       (SELECT jsonb_agg(jsonb_build_array(d.dedupe_slot, d.dedupe_key)) FROM \(unescaped: s.deliveries) d
+                         WHERE d.expo_token = p.expo_token AND d.token_id = p.id AND d.lease_until > now()) AS live
+                  FROM \(unescaped: s.tokens) p
                   JOIN \(unescaped: s.claims) c ON c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id
                  WHERE p.expo_token = ANY(\(tokens)::text[])
                    AND p.user_id = ANY(\(plan.userIds)::text[])
@@ -385,12 +391,6 @@ public final class PushDispatcher: Sendable {
                    AND (\(plan.eventKey)::text IS NULL OR p.prefs->>\(plan.eventKey) = 'true')
                    FOR UPDATE OF c, p
                 """)
-            var live = Set<String>()
-            for row in try await conn.query(
-                "SELECT token_id, dedupe_slot, dedupe_key FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(tokens)::text[])")
-            {
-                live.insert("\(row.string("token_id") ?? "")\u{1}\(row.string("dedupe_slot") ?? "")\u{1}\(row.string("dedupe_key") ?? "")")
-            }
             var claim = Claim()
             var columns: [[String]] = Array(repeating: [], count: 7)
             for row in rows {
@@ -401,7 +401,8 @@ public final class PushDispatcher: Sendable {
                     claim.delivered += 1
                     continue
                 }
-                if plan.dedupe.contains(where: { live.contains("\(id)\u{1}\($0.slot)\u{1}\($0.key)") }) {
+                let live = Self.leases(row.string("live"))
+                if plan.dedupe.contains(where: { live.contains([$0.slot, $0.key]) }) {
                     claim.busy.append(token)
                     continue
                 }
@@ -435,20 +436,27 @@ public final class PushDispatcher: Sendable {
         }
     }
 
+    /// `[[slot, key], …]` as a set of pairs.
+    static func leases(_ text: String?) -> Set<[String]> {
+        guard let text, let pairs = try? JSONDecoder().decode([[String]].self, from: Data(text.utf8)) else { return [] }
+        return Set(pairs)
+    }
+
     /// Renews the leases from now (locks are owned) and returns the groups still valid: lease alive, row still the
     /// active claim, consent still on.
-    private func renewAndValidate(_ conn: PostgresConnection, _ plan: Plan, groups: [String]) async throws -> Set<String> {
+    private func renewAndValidate(_ conn: PostgresConnection, _ plan: Plan, groups: [Group]) async throws -> Set<String> {
         let s = schema
         let leaseMs = Int(settings.lease.inMilliseconds)
         let rows = try await conn.query(
             """
             UPDATE \(unescaped: s.deliveries) d
                SET lease_until = now() + (\(leaseMs)::double precision * interval '1 millisecond')
-             WHERE d.delivery_group = ANY(\(groups)::text[]) AND d.lease_until > now()
+             WHERE d.delivery_group = ANY(\(groups.map(\.id))::text[]) AND d.lease_until > now()
                AND EXISTS (
                    SELECT 1 FROM \(unescaped: s.tokens) p
                      JOIN \(unescaped: s.claims) c ON c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id
-                    WHERE p.id = d.token_id AND p.user_id = d.user_id AND p.expo_token = d.expo_token
+                    WHERE p.id = ANY(\(groups.map(\.tokenId))::text[])
+                      AND p.id = d.token_id AND p.user_id = d.user_id AND p.expo_token = d.expo_token
                       AND (p.prefs->'notifications_enabled') IS DISTINCT FROM 'false'::jsonb
                       AND (\(plan.eventKey)::text IS NULL OR p.prefs->>\(plan.eventKey) = 'true'))
             RETURNING d.delivery_group
@@ -464,65 +472,77 @@ public final class PushDispatcher: Sendable {
         do {
             // Already held at session level by this connection: re-entrant, immediate.
             try await TokenLocks.lockForTransaction(conn, TokenLocks.sorted(groups.map(\.expoToken)))
-            var succeeded: [Group] = []
-            var ticketIds: [String] = []
-            var ticketTokenIds: [String] = []
+            var okGroups: [Group] = []
+            var ticketOf: [String: String] = [:]
             var dead: [Group] = []
-            if !sent.isEmpty {
-                let liveRows = try await conn.query(
-                    """
-                    SELECT d.delivery_group FROM \(unescaped: s.deliveries) d
-                      JOIN \(unescaped: s.tokens) p ON p.id = d.token_id AND p.user_id = d.user_id AND p.expo_token = d.expo_token
-                      JOIN \(unescaped: s.claims) c ON c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id
-                     WHERE d.delivery_group = ANY(\(sent.map(\.id))::text[]) AND d.lease_until > now()
-                       FOR UPDATE OF c, p
-                    """)
-                let live = Set(liveRows.compactMap { $0.string("delivery_group") })
-                for (group, ticket) in zip(sent, tickets) where live.contains(group.id) {
-                    switch ticket {
-                    case .ok(let id):
-                        succeeded.append(group)
-                        if let id, !id.isEmpty {
-                            ticketIds.append(id)
-                            ticketTokenIds.append(group.tokenId)
-                        }
-                    case .deviceNotRegistered: dead.append(group)
-                    case .failed: break
-                    }
+            for (group, ticket) in zip(sent, tickets) {
+                switch ticket {
+                case .ok(let id):
+                    okGroups.append(group)
+                    if let id, !id.isEmpty { ticketOf[group.id] = id }
+                case .deviceNotRegistered: dead.append(group)
+                case .failed: break
                 }
             }
-            if !succeeded.isEmpty {
-                try await conn.execute(
+            // Only groups whose lease is still alive on the active claim count: `last_sent` for accepted messages …
+            var succeeded: [String] = []
+            if !okGroups.isEmpty {
+                succeeded = try await conn.query(
                     """
-                    UPDATE \(unescaped: s.tokens)
-                       SET prefs = (CASE WHEN jsonb_typeof(prefs) = 'object' THEN prefs ELSE '{}'::jsonb END)
+                    UPDATE \(unescaped: s.tokens) p
+                       SET prefs = (CASE WHEN jsonb_typeof(p.prefs) = 'object' THEN p.prefs ELSE '{}'::jsonb END)
                            || jsonb_build_object('last_sent',
-                                  (CASE WHEN jsonb_typeof(prefs->'last_sent') = 'object' THEN prefs->'last_sent' ELSE '{}'::jsonb END)
+                                  (CASE WHEN jsonb_typeof(p.prefs->'last_sent') = 'object' THEN p.prefs->'last_sent' ELSE '{}'::jsonb END)
                                   || \(plan.dedupeJSON))
-                     WHERE id = ANY(\(succeeded.map(\.tokenId))::text[])
-                    """)
+                      FROM \(unescaped: s.deliveries) d, \(unescaped: s.claims) c
+                     WHERE p.id = ANY(\(okGroups.map(\.tokenId))::text[])
+                       AND d.delivery_group = ANY(\(okGroups.map(\.id))::text[]) AND d.lease_until > now()
+                       AND d.token_id = p.id AND d.user_id = p.user_id AND d.expo_token = p.expo_token
+                       AND c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id
+                    RETURNING p.id
+                    """
+                ).compactMap { $0.string("id") }
             }
+            // … and `DeviceNotRegistered` prunes the installation (rare: its own statements).
             if !dead.isEmpty {
-                try await conn.execute("DELETE FROM \(unescaped: s.tokens) WHERE id = ANY(\(dead.map(\.tokenId))::text[])")
-                try await conn.execute(
-                    """
-                    UPDATE \(unescaped: s.claims) SET token_id = NULL, user_id = NULL, claimed_at = now()
-                     WHERE expo_token = ANY(\(dead.map(\.expoToken))::text[])
-                    """)
-                try await conn.execute(
-                    "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(dead.map(\.expoToken))::text[])")
-                Metrics.pruned("ticket").increment(by: Int64(dead.count))
+                let liveDead = Set(
+                    try await conn.query(
+                        """
+                        SELECT p.id FROM \(unescaped: s.deliveries) d
+                          JOIN \(unescaped: s.tokens) p ON p.id = d.token_id AND p.user_id = d.user_id AND p.expo_token = d.expo_token
+                          JOIN \(unescaped: s.claims) c ON c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id
+                         WHERE d.delivery_group = ANY(\(dead.map(\.id))::text[]) AND p.id = ANY(\(dead.map(\.tokenId))::text[])
+                           AND d.lease_until > now()
+                           FOR UPDATE OF c, p
+                        """
+                    ).compactMap { $0.string("id") })
+                let pruned = dead.filter { liveDead.contains($0.tokenId) }
+                if !pruned.isEmpty {
+                    try await conn.execute("DELETE FROM \(unescaped: s.tokens) WHERE id = ANY(\(pruned.map(\.tokenId))::text[])")
+                    try await conn.execute(
+                        """
+                        UPDATE \(unescaped: s.claims) SET token_id = NULL, user_id = NULL, claimed_at = now()
+                         WHERE expo_token = ANY(\(pruned.map(\.expoToken))::text[])
+                        """)
+                    try await conn.execute(
+                        "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(pruned.map(\.expoToken))::text[])")
+                    Metrics.pruned("ticket").increment(by: Int64(pruned.count))
+                }
             }
-            try await conn.execute("DELETE FROM \(unescaped: s.deliveries) WHERE delivery_group = ANY(\(groups.map(\.id))::text[])")
-            if !ticketIds.isEmpty {
-                let delayMs = Int(settings.receiptDelay.inMilliseconds)
-                try await conn.execute(
-                    """
-                    INSERT INTO \(unescaped: s.receipts) (batch_id, ticket_ids, token_ids, check_after)
-                    VALUES (\("receipts_" + Digest.randomHex(bytes: 16)), \(ticketIds)::text[],
-                            \(ticketTokenIds)::text[], now() + (\(delayMs)::double precision * interval '1 millisecond'))
-                    """)
+            // The batch's delivery claims go; accepted tickets wait for their receipts.
+            let accepted = Set(succeeded)
+            let receipts = okGroups.compactMap { group in
+                accepted.contains(group.tokenId) ? ticketOf[group.id].map { ($0, group.tokenId) } : nil
             }
+            let delayMs = Int(settings.receiptDelay.inMilliseconds)
+            try await conn.execute(
+                """
+                WITH gone AS (DELETE FROM \(unescaped: s.deliveries) WHERE delivery_group = ANY(\(groups.map(\.id))::text[]))
+                INSERT INTO \(unescaped: s.receipts) (batch_id, ticket_ids, token_ids, check_after)
+                SELECT \("receipts_" + Digest.randomHex(bytes: 16)), \(receipts.map(\.0))::text[], \(receipts.map(\.1))::text[],
+                       now() + (\(delayMs)::double precision * interval '1 millisecond')
+                 WHERE \(receipts.count)::int > 0
+                """)
             try await commit(conn)
         } catch {
             _ = try? await conn.simpleQuery("ROLLBACK")

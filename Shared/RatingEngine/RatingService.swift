@@ -79,7 +79,7 @@ public struct RatingService: Sendable {
         self.engine = engine
         self.onComputed = onComputed
         cache = RedisSharedCache(
-            redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(9), logger: logger)
+            redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(6), logger: logger)
     }
 
     /// The rating for an upper-cased, validated ticker; never fails (no signal is `insufficient_signal`).

@@ -28,7 +28,7 @@ import TestSupport
         market.headlines = Self.headlines()
         let fixture = try RatingFixture(market: market)
         let page = Self.page(fixture, redis: redis)
-        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil))
+        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
         #expect(response.provider == "massive" && response.items.count == 4 && response.materiality == nil)
         #expect(fixture.jevCalls.count == 1)
         let tags = response.items.map(\.jevMateriality)
@@ -40,7 +40,7 @@ import TestSupport
 
         // Another page (another process) finds every answer memoized in Redis: no call.
         let other = Self.page(fixture, redis: redis)
-        let again = await other.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material))
+        let again = await other.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(fixture.jevCalls.count == 1)
         #expect(again.items.map(\.title) == ["Quarterly earnings beat; guidance raised", "Product recall widens"])
         #expect(again.materiality == .material)
@@ -58,13 +58,13 @@ import TestSupport
         let fixture = try RatingFixture(market: market, jev: rules)
         let gate = JevGate()
         let page = Self.page(fixture, redis: nil, gate: gate)
-        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material))
+        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(response.items.count == 4 && response.items.allSatisfy { $0.jevMateriality == nil })
         let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
         #expect(!json.contains("jev_materiality"))
         #expect(fixture.jevCalls.count == 1 && !gate.allowsCalls)
         // Inside the back-off: no call, still every item.
-        let second = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .minor))
+        let second = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .minor), deadline: .now + .seconds(5))
         #expect(second.items.count == 4 && fixture.jevCalls.count == 1)
         await fixture.shutdown()
     }
@@ -75,7 +75,7 @@ import TestSupport
         var rules = JevFake.Rules()
         rules.materialityConfidence = 0.54
         let fixture = try RatingFixture(market: market, jev: rules)
-        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material))
+        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(response.items.count == 4 && response.items.allSatisfy { $0.jevMateriality == nil })
 
         fixture.jevRules.withLock {
@@ -87,7 +87,7 @@ import TestSupport
         fixture.marketOptions.withLock { $0 = fresh }
         let started = ContinuousClock.now
         let slow = await Self.page(fixture, redis: nil).page(
-            NewsCommand(ticker: "MCD", limit: 6, materiality: nil), jevTimeout: .milliseconds(500))
+            NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .milliseconds(800))
         #expect(ContinuousClock.now - started < .milliseconds(1500))
         #expect(slow.items.count == 4 && slow.items.allSatisfy { $0.jevMateriality == nil })
         await fixture.shutdown()
@@ -97,11 +97,24 @@ import TestSupport
         var market = MarketFake.Options()
         market.newsStatus = 502
         let fixture = try RatingFixture(market: market)
-        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil))
+        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
         #expect(response.items.isEmpty && response.provider == "error")
         let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
         #expect(json.contains("\"materiality\":null"))
         #expect(fixture.jevCalls.count == 0)
+        await fixture.shutdown()
+    }
+
+    @Test func aSlowProviderIsAProviderFailureWithinTheDeadline() async throws {
+        var market = MarketFake.Options()
+        market.headlines = Self.headlines()
+        market.delay = .seconds(3)
+        let fixture = try RatingFixture(market: market)
+        let started = ContinuousClock.now
+        let response = await Self.page(fixture, redis: nil).page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(1))
+        #expect(ContinuousClock.now - started < .milliseconds(1100))
+        #expect(response.items.isEmpty && response.provider == "error")
         await fixture.shutdown()
     }
 

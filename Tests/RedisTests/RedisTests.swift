@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Runtime
 import TestSupport
@@ -113,7 +114,7 @@ enum RedisTestSupport {
         let key = RedisTestSupport.key("eval")
         let script = "redis.call('SET', KEYS[1], ARGV[1]); return {redis.call('GET', KEYS[1]), #ARGV, 'x'}"
         let loaded = try await redis.command("SCRIPT", "LOAD", script).string
-        #expect(loaded == SHA1.hex(Array(script.utf8)))
+        #expect(loaded == Digest.hex(Digest.sha1(Array(script.utf8))))
         let expected = RedisValue.array([.string(Array("v1".utf8)), .integer(2), .string(Array("x".utf8))])
         #expect(try await redis.eval(script, keys: [key], args: ["v1", "extra"]) == expected)
         // After the server forgets its scripts, EVALSHA answers NOSCRIPT and the client falls back to EVAL.

@@ -2,6 +2,8 @@ import Contracts
 import Foundation
 import HTTPClient
 import HTTPServer
+import Kafka
+import Runtime
 import Synchronization
 import TestSupport
 import Testing
@@ -177,6 +179,30 @@ extension SystemTests {
             #expect(news.status == 200 && news.headers["Cache-Control"] == "public, max-age=60, stale-while-revalidate=300")
             let newsBody = try JSONDecoder().decode(NewsResponse.self, from: Data(news.body))
             #expect(newsBody.items.isEmpty && newsBody.provider == "error" && newsBody.materiality == .material)
+
+            // Both services published their events on the events topic.
+            let seen = Mutex<Set<String>>([])
+            let consumer = try KafkaGroupConsumer.make(
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                groupId: "test-events-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.events],
+                logger: Logger(label: "events", level: .error))
+            consumer.setHandler(maxInFlight: 16) { message in
+                let event = SystemClient.jsonObject(message.value)
+                guard let type = event["type"] as? String, let data = event["data"] as? [String: Any] else { return }
+                if type == NearbyServedEvent.type, (data["tile"] as? String)?.hasSuffix(":400") == true,
+                    data["source"] as? String == "overpass"
+                {
+                    seen.withLock { _ = $0.insert("nearby") }
+                }
+                if type == RatingComputedEvent.type, data["ticker"] as? String == rated, data["status"] as? String == "ok" {
+                    seen.withLock { _ = $0.insert("rating") }
+                }
+            }
+            let consuming = Task { try await consumer.run() }
+            for _ in 0..<200 where seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(seen.withLock { $0 } == ["nearby", "rating"])
+            await consumer.shutdown()
+            try await consuming.value
 
             for fake in [overpass, photon, yahoo, jev, underlying] { await fake.shutdown() }
         }

@@ -20,6 +20,10 @@ static inline CURLcode mapvest_curl_easy_setopt_write_callback(CURL *handle, CUR
                                                                curl_write_callback callback) {
     return curl_easy_setopt(handle, option, callback);
 }
+/** For CURLOPT_READFUNCTION (SMTP uploads). */
+static inline CURLcode mapvest_curl_easy_setopt_read_callback(CURL *handle, curl_read_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
 static inline CURLcode mapvest_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *out) {
     return curl_easy_getinfo(handle, info, out);
 }
