@@ -47,16 +47,14 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
 
 /// `mapvest.push.handed_off` / `mapvest.push.failed`: counts per event kind, keyed by the request id. No tokens.
 @Sendable func publishEvents(_ summary: DeliverySummary, context: ServiceContext) async {
-    if summary.successes > 0 {
+    let (handedOff, failed) = summary.events
+    if let handedOff {
         await context.emit(
             type: PushHandedOffEvent.type, schemaVersion: PushHandedOffEvent.schemaVersion, key: summary.requestId,
-            data: PushHandedOffEvent(eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.successes))
+            data: handedOff)
     }
-    if summary.failures > 0 {
+    if let failed {
         await context.emit(
-            type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId,
-            data: PushFailedEvent(
-                eventKind: summary.eventKind, eventKey: summary.eventKey, count: summary.failures,
-                invalidTokens: summary.invalidTokens, reason: (summary.failureReason ?? .unavailable).rawValue))
+            type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId, data: failed)
     }
 }

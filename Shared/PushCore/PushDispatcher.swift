@@ -23,6 +23,12 @@ public struct DeliverySummary: Sendable, Equatable {
     public var failureReason: ExpoFailure?
     /// Batches that hit a database error (their tokens were retried until the deadline).
     public var errors = 0
+
+    public init(requestId: String, eventKind: String, eventKey: String?) {
+        self.requestId = requestId
+        self.eventKind = eventKind
+        self.eventKey = eventKey
+    }
 }
 
 /// The central delivery facade (CONTRACT.md §i.7). For each batch of at most 100 physical tokens, one after another
@@ -572,5 +578,19 @@ final class RateLimitedFlag: Sendable {
             next = now + interval
             return true
         }
+    }
+}
+
+extension DeliverySummary {
+    /// The events of this request (`mapvest.push.handed_off` / `mapvest.push.failed`): counts per event kind, no
+    /// tokens, ids, titles or bodies. Nil when there is nothing to report of that kind.
+    public var events: (handedOff: PushHandedOffEvent?, failed: PushFailedEvent?) {
+        (
+            successes > 0 ? PushHandedOffEvent(eventKind: eventKind, eventKey: eventKey, count: successes) : nil,
+            failures > 0
+                ? PushFailedEvent(
+                    eventKind: eventKind, eventKey: eventKey, count: failures, invalidTokens: invalidTokens,
+                    reason: (failureReason ?? .unavailable).rawValue) : nil
+        )
     }
 }

@@ -54,13 +54,14 @@ public final class PushRequestIntake: Service {
     public func shutdown() async { await consumer.shutdown() }
 
     /// Why a message is not a push request (bounded values, used as headers, metrics and log fields).
-    enum Rejection: String, Error {
+    public enum Rejection: String, Error, Sendable {
         case wrongCommand = "unexpected mv-command header"
         case undecodable = "undecodable push request"
         case invalid = "push request without id or recipients"
     }
 
-    static func decode(_ message: KafkaMessage) -> Result<PushRequest, Rejection> {
+    /// The request in `message`: any `mv-command` header must be `push.request.v1`; none is fine.
+    public static func decode(_ message: KafkaMessage) -> Result<PushRequest, Rejection> {
         if let command = message.header(MessageHeaders.command), command != PushRequest.name {
             return .failure(.wrongCommand)
         }

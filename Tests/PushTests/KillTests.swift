@@ -27,15 +27,21 @@ import Testing
             return await FakeExpo.ok(messages, attempt)
         }
         let survivor = try await Stack.runtime(schema: schema, expo: expo, extra: ["PUSH_LEASE_MS": "1500"])
+        try await withCleanup({
+            try await killAndRetry(survivor: survivor, expo: expo, topic: topic, group: group, kafka: kafka, logger: logger)
+        }, cleanup: {
+            await survivor.close()
+            await expo.shutdown()
+            await Stack.dropSchema(schema)
+        })
+    }
+
+    func killAndRetry(
+        survivor: PushRuntime, expo: FakeExpo, topic: String, group: String, kafka: KafkaConfiguration, logger: Logger
+    ) async throws {
         let db = survivor.db
         let s = survivor.schema
-        defer {
-            Task {
-                await survivor.close()
-                await expo.shutdown()
-                await Stack.dropSchema(schema)
-            }
-        }
+        let schema = s.name
         let user = Make.user()
         let token = Make.expoToken()
         let tokenId = try await survivor.store.registerEnabled(user, token)

@@ -10,7 +10,13 @@ import Testing
     @Test func bootstrapElectsOneRowPerTokenMutesTheRestAndIsIdempotent() async throws {
         let db = try await Stack.pool()
         let name = Stack.schemaName("boot")
-        defer { Task { await Stack.dropSchema(name) } }
+        try await withCleanup({ try await bootstrapChecks(db, name) }, cleanup: {
+            await db.close()
+            await Stack.dropSchema(name)
+        })
+    }
+
+    func bootstrapChecks(_ db: PostgresPool, _ name: String) async throws {
         let schema = try PushSchema(name: name)
         let (t1, t2) = (Make.expoToken(), Make.expoToken())
         // The original's lazy DDL: no triggers, no delivery_group column, duplicate rows with live consent.
@@ -77,20 +83,22 @@ import Testing
         try await db.execute("UPDATE \(unescaped: schema.claims) SET token_id = NULL, user_id = NULL WHERE expo_token = \(t2)")
         try await schema.bootstrap(db, logger: Logger(label: "t", level: .error))
         #expect(try await count(db, "SELECT count(*) FROM \(unescaped: schema.claims) WHERE expo_token = \(t2) AND token_id IS NULL") == 1)
-        await db.close()
     }
 
     @Test func concurrentBootstrapsSerialize() async throws {
         let db = try await Stack.pool(size: 6)
         let name = Stack.schemaName("race")
-        defer { Task { await Stack.dropSchema(name) } }
         let schema = try PushSchema(name: name)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<5 { group.addTask { try await schema.bootstrap(db, logger: Logger(label: "t", level: .error)) } }
-            try await group.waitForAll()
-        }
-        #expect(try await count(db, "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \(name) AND NOT t.tgisinternal") == 2)
+        try await withCleanup({
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<5 { group.addTask { try await schema.bootstrap(db, logger: Logger(label: "t", level: .error)) } }
+                try await group.waitForAll()
+            }
+            #expect(try await count(db, "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \(name) AND NOT t.tgisinternal") == 2)
+        }, cleanup: {
+            await db.close()
+            await Stack.dropSchema(name)
+        })
         #expect(throws: ConfigurationError.self) { try PushSchema(name: "Bad-Name") }
-        await db.close()
     }
 }

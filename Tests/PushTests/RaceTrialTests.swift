@@ -69,16 +69,19 @@ import Testing
         for _ in 0..<3 { made.append(try await Stack.runtime(schema: schema, expo: expo)) }
         let replicas = made
         let store = PushStore(db: try await Stack.pool(size: 8), schema: names)
-        defer {
-            Task {
-                for replica in replicas { await replica.close() }
-                await store.db.close()
-                await checker.close()
-                await expo.shutdown()
-                await Stack.dropSchema(schema)
-            }
-        }
+        try await withCleanup({
+            try await run(replicas: replicas, store: store, ledger: ledger)
+        }, cleanup: {
+            for replica in replicas { await replica.close() }
+            await store.db.close()
+            await checker.close()
+            await expo.shutdown()
+            await Stack.dropSchema(schema)
+        })
+    }
 
+    func run(replicas: [PushRuntime], store: PushStore, ledger: Ledger) async throws {
+        let names = store.schema
         let started = ContinuousClock.now
         let dispatchers = replicas.map(\.dispatcher)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -248,3 +248,15 @@ final class Locked<T: Sendable>: Sendable {
     let value: Mutex<T>
     init(_ initial: T) { value = Mutex(initial) }
 }
+
+/// Runs `body`, then `cleanup` whether it threw or not (async cleanup that `defer` cannot await).
+func withCleanup<T>(_ body: () async throws -> T, cleanup: () async -> Void) async throws -> T {
+    do {
+        let value = try await body()
+        await cleanup()
+        return value
+    } catch {
+        await cleanup()
+        throw error
+    }
+}

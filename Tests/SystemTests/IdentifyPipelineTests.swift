@@ -41,7 +41,7 @@ extension SystemTests {
                 .json(
                     200,
                     raw: Array(
-                        #"{"results":[{"title":"Ralph's Corner Roastery opens a third shop","url":"https://news.example/coffee","highlights":["The roastery competes with Starbucks (NASDAQ: SBUX) in specialty coffee."]}]}"#
+                        #"{"results":[{"title":"Juniper Lane Roastery opens a third shop","url":"https://news.example/coffee","highlights":["The roastery competes with Starbucks (NASDAQ: SBUX) in specialty coffee."]}]}"#
                             .utf8))
             }
         }
@@ -114,7 +114,7 @@ extension SystemTests {
             let openRouter = try Self.openRouter(
                 visionAnswer: """
                     ```json
-                    {"visibleText":["STARBUCKS","Corner Roastery"],"detected":[{"brand":"Starbucks","sector":"Consumer Discretionary","confidence":"high"},{"product":"cup"},{"brand":"Ralph's Corner Roastery","sector":"Consumer Staples","confidence":"high"}],"modelUsed":"x"}
+                    {"visibleText":["STARBUCKS","Corner Roastery"],"detected":[{"brand":"Starbucks","sector":"Consumer Discretionary","confidence":"high"},{"product":"cup"},{"brand":"Juniper Lane Roastery","sector":"Consumer Staples","confidence":"high"}],"modelUsed":"x"}
                     ```
                     """)
             let exa = try Self.exa()

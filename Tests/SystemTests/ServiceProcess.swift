@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPClient
 import TestSupport
 
@@ -16,8 +17,25 @@ final class ServiceProcess: @unchecked Sendable {
         self.logFile = logFile
     }
 
+    /// Processes told to stop; a new one starts only after they are gone, so a consumer group never sees a member
+    /// leave while another joins (the dev broker's group coordinator handles that overlap poorly).
+    private static let stopping = Mutex<[Process]>([])
+
+    private static func waitForStoppedProcesses() async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let alive = stopping.withLock { list -> Int in
+                list.removeAll { !$0.isRunning }
+                return list.count
+            }
+            if alive == 0 { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Starts `binary` from `MAPVEST_BIN_DIR` with the test stack's environment plus `extra`, and waits for `/readyz`.
     static func start(_ binary: String, extra: [String: String] = [:]) async throws -> ServiceProcess {
+        await waitForStoppedProcesses()
         let binDir = try TestEnvironment.require("MAPVEST_BIN_DIR")
         let adminPort = try freePort()
         var env = ProcessInfo.processInfo.environment
@@ -58,6 +76,7 @@ final class ServiceProcess: @unchecked Sendable {
     /// over at once instead of waiting out the session timeout.
     func kill(signal: Int32 = SIGTERM) {
         guard process.isRunning else { return }
+        Self.stopping.withLock { $0.append(process) }
         Foundation.kill(process.processIdentifier, signal)
     }
 
