@@ -11,11 +11,34 @@ public struct BrandJoin: Sendable {
     let resolver: TickerResolver
     let cache: BrandTickerCache
     let concurrency: Int
+    /// Seed answers per name (the seed is fixed for the life of the process; a miss costs a full scan of it).
+    private let seedAnswers = TTLCache<String, SeedAnswer>(ttl: .seconds(24 * 3600), capacity: 50_000)
+
+    private enum SeedAnswer: Sendable {
+        case hit(Brand)
+        case miss
+    }
 
     public init(resolver: TickerResolver, cache: BrandTickerCache, concurrency: Int = 8) {
         self.resolver = resolver
         self.cache = cache
         self.concurrency = max(1, concurrency)
+    }
+
+    /// `TickerResolver.fromSeed`, memoized per name; the manual source is dated now.
+    func seed(_ name: String) -> BrandResolution? {
+        let brand: Brand?
+        switch seedAnswers[name] {
+        case .hit(let known): brand = known
+        case .miss: brand = nil
+        case nil:
+            let resolution = resolver.fromSeed(name)
+            seedAnswers.set(name, resolution.map { .hit($0.brand) } ?? .miss)
+            return resolution
+        }
+        return brand.map {
+            BrandResolution(brand: $0, sources: [Source(provider: .manual, fetchedAt: Timestamp.iso8601(Date()), confidence: .high)])
+        }
     }
 
     /// Resolutions by brand key (`TickerResolver.key`) for the names that resolved in time.
@@ -25,7 +48,7 @@ public struct BrandJoin: Sendable {
         for name in names {
             let key = TickerResolver.key(name)
             guard !key.isEmpty, out[key] == nil, pending[key] == nil else { continue }
-            if let seeded = resolver.fromSeed(name) {
+            if let seeded = seed(name) {
                 out[key] = seeded
             } else {
                 pending[key] = name

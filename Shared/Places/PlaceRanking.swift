@@ -1,4 +1,5 @@
 import Finance
+import Runtime
 
 /// Place filtering and ranking (CONTRACT.md §b.3): drop places that are not businesses (administrative and
 /// geographic features, medical, civic, education, worship, parks, tourist sights), then rank "brandish" places
@@ -37,7 +38,7 @@ public enum PlaceRanking {
     }
 
     /// The brandish score of a place.
-    public static func score(_ place: Place, matcher: BrandMatcher = .shared) -> Int {
+    public static func score(_ place: Place, matcher: BrandMatcher? = nil) -> Int {
         var score = 0
         if place.types.contains(where: foodTypes.contains) { score += 3 }
         if place.types.contains(where: retailTypes.contains) { score += 2 }
@@ -46,14 +47,25 @@ public enum PlaceRanking {
         return score
     }
 
-    /// Whether the seed knows the place's brand (directly or as whole words of its name).
-    public static func isKnownChain(_ place: Place, matcher: BrandMatcher = .shared) -> Bool {
+    /// Whether the seed knows the place's brand (directly or as whole words of its name). Answers for the shared
+    /// seed are memoized per name: a substring scan of the seed costs about a millisecond, and the same places are
+    /// ranked again on every pan over a warm tile.
+    public static func isKnownChain(_ place: Place, matcher: BrandMatcher? = nil) -> Bool {
+        guard let matcher else {
+            let key = (place.brand ?? "") + "\u{0}" + place.name
+            if let known = knownChains[key] { return known }
+            let known = isKnownChain(place, matcher: .shared)
+            knownChains.set(key, known)
+            return known
+        }
         if let brand = place.brand, matcher.direct(brand) != nil { return true }
         return matcher.direct(place.name) != nil || matcher.longestSubstring(place.name) != nil
     }
 
+    private static let knownChains = TTLCache<String, Bool>(ttl: .seconds(24 * 3600), capacity: 50_000)
+
     /// Filtered, ranked (stable) and cut to `limit`.
-    public static func rank(_ places: [Place], limit: Int, matcher: BrandMatcher = .shared) -> [Place] {
+    public static func rank(_ places: [Place], limit: Int, matcher: BrandMatcher? = nil) -> [Place] {
         let kept = places.filter { !isExcluded($0) }
         let scored = kept.enumerated().map { (offset: $0.offset, score: score($0.element, matcher: matcher), place: $0.element) }
         let sorted = scored.sorted { a, b in a.score != b.score ? a.score > b.score : a.offset < b.offset }

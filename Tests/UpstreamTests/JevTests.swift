@@ -120,7 +120,8 @@ struct JevClientTests {
             let result = await client(fake, timeout: .milliseconds(200)).ask(state: "s", questions: questions)
             #expect(result == .failure(.timeout))
             #expect(ContinuousClock.now - start < .milliseconds(1200))
-            #expect(fake.requestCount == 1)
+            // No retry; under load the client may give up before the fake even records the request.
+            #expect(fake.requestCount <= 1)
         }
     }
 
