@@ -10,10 +10,10 @@ source scripts/lib/stack.sh
 
 scratch=(--scratch-path "${SCRATCH_PATH:-.build}")
 swift build -c release "${scratch[@]}" --product PushBench
-swift build -c release "${scratch[@]}" --product DevBroker
 BIN=$(swift build -c release "${scratch[@]}" --show-bin-path)
 
 if [ -z "${POSTGRES_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  swift build -c release "${scratch[@]}" --product DevBroker
   stack_install
   rm -rf .stack/bench-push
   trap stack_stop EXIT

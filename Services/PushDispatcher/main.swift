@@ -55,6 +55,7 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
     }
     if let failed {
         await context.emit(
-            type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId, data: failed)
+            type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId,
+            data: failed)
     }
 }

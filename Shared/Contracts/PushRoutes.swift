@@ -37,7 +37,8 @@ public enum PushWire {
         return (1...128).contains(id.count) ? id : nil
     }
 
-    /// An optional advisory `deviceId` (trimmed, ≤ 128): `.success(nil)` when absent or empty, `.failure` when invalid.
+    /// An optional advisory `deviceId` (trimmed, ≤ 128): `.success(nil)` when absent or empty, `.failure` when
+    /// invalid.
     public static func deviceId(_ value: JSONValue?) -> Result<String?, InvalidField> {
         switch value {
         case nil, .null?: return .success(nil)
@@ -100,7 +101,9 @@ public enum PushWire {
 extension String {
     /// Trims what JavaScript's `String.prototype.trim` trims that matters here: ASCII spaces, tabs and newlines.
     fileprivate func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
+        let isSpace: (Character) -> Bool = {
+            $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}"
+        }
         guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
             return ""
         }

@@ -69,10 +69,12 @@ public struct ExpoPushClient: Sendable {
             return Array(repeating: .failed(reason: .unavailable), count: messages.count)
         }
         guard (200..<300).contains(response.status) else {
-            logger.warning("expo rejected a send", ["http.status": .int(response.status), "push.messages": .int(messages.count)])
+            logger.warning(
+                "expo rejected a send", ["http.status": .int(response.status), "push.messages": .int(messages.count)])
             return Array(repeating: .failed(reason: .rejected), count: messages.count)
         }
-        guard let decoded = try? JSONDecoder().decode(SendResponse.self, from: Data(response.body)), let tickets = decoded.data
+        guard let decoded = try? JSONDecoder().decode(SendResponse.self, from: Data(response.body)),
+            let tickets = decoded.data
         else {
             logger.warning("expo send answer unreadable", ["push.messages": .int(messages.count)])
             return Array(repeating: .failed(reason: .unavailable), count: messages.count)
@@ -128,7 +130,10 @@ public struct ExpoPushClient: Sendable {
                 if !retriable { return response }
                 logger.warning(
                     "expo answered a retriable status",
-                    ["expo.endpoint": .string(endpoint), "http.status": .int(response.status), "attempt": .int(attempt)])
+                    [
+                        "expo.endpoint": .string(endpoint), "http.status": .int(response.status),
+                        "attempt": .int(attempt),
+                    ])
             } catch {
                 Self.requests("\(endpoint)_network").increment()
                 retriable = error.kind != .cancelled

@@ -27,7 +27,7 @@ public struct NewsPage: Sendable {
         let market = self.market
         let providerBudget = deadline - ContinuousClock.now - Self.reserve * 2
         let news =
-            await withDeadline(max(.zero, providerBudget)) { await market.news(command.ticker, limit: command.limit) }
+            await withTimeLimit(max(.zero, providerBudget)) { await market.news(command.ticker, limit: command.limit) }
             ?? MarketNews(items: [], provider: "error")
         let ticker = command.ticker.uppercased()
         let jevBudget = min(Self.jevTimeout, deadline - ContinuousClock.now - Self.reserve)

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Resolver
 import Runtime
+import Synchronization
 
 /// The brand → ticker join of a page of places (CONTRACT.md §b.4), through the shared resolver and its cache:
 /// seed matches first (no I/O), then one batched read of the brand cache for the rest, then the misses resolved
@@ -67,24 +68,31 @@ public struct BrandJoin: Sendable {
         let resolver = self.resolver
         let concurrency = self.concurrency
         let work = pending.sorted { $0.key < $1.key }
-        let resolved = await withDeadline(left) { () -> [(String, BrandResolution)] in
+        let resolved = Resolved()
+        // Whatever resolved by the deadline is used; the rest keeps going into the shared cache.
+        _ = await withTimeLimit(left) {
             await withTaskGroup(of: (String, BrandResolution).self) { group in
-                var results: [(String, BrandResolution)] = []
                 var iterator = work.makeIterator()
                 for _ in 0..<concurrency {
                     guard let (key, name) = iterator.next() else { break }
-                    group.addTask { (key, await resolver.resolve(name)) }
+                    group.addTask { (key, await resolver.resolve(name, seedChecked: true)) }
                 }
-                for await result in group {
-                    results.append(result)
+                for await (key, resolution) in group {
+                    resolved.add(key, resolution)
                     if let (key, name) = iterator.next() {
-                        group.addTask { (key, await resolver.resolve(name)) }
+                        group.addTask { (key, await resolver.resolve(name, seedChecked: true)) }
                     }
                 }
-                return results
             }
         }
-        for (key, resolution) in resolved ?? [] { out[key] = resolution }
+        for (key, resolution) in resolved.all { out[key] = resolution }
         return out
     }
+}
+
+/// Resolutions gathered so far, readable while the resolving continues.
+private final class Resolved: Sendable {
+    private let items = Mutex<[String: BrandResolution]>([:])
+    func add(_ key: String, _ value: BrandResolution) { items.withLock { $0[key] = value } }
+    var all: [String: BrandResolution] { items.withLock { $0 } }
 }

@@ -34,7 +34,9 @@ public struct PushCommands: Sendable {
         case PushPrefsReadCommand.name:
             let c: PushPrefsReadCommand = try decode(command)
             guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(400, "valid tokenId required") }
-            guard let prefs = try await retrying(command, { try await store.readPrefs(userId: c.userId, tokenId: tokenId) })
+            guard
+                let prefs = try await retrying(
+                    command, { try await store.readPrefs(userId: c.userId, tokenId: tokenId) })
             else { return .json(200, PushPrefsReadResponse.empty) }
             return .json(200, PushPrefsReadResponse(prefs: prefs, tokenId: tokenId))
 
@@ -43,7 +45,9 @@ public struct PushCommands: Sendable {
             guard let tokenId = PushWire.tokenId(c.tokenId), let patch = PushWire.preferencePatch(c.patch) else {
                 return .error(400, "tokenId and prefs object required")
             }
-            guard let prefs = try await retrying(command, { try await store.writePrefs(userId: c.userId, tokenId: tokenId, patch: patch) })
+            guard
+                let prefs = try await retrying(
+                    command, { try await store.writePrefs(userId: c.userId, tokenId: tokenId, patch: patch) })
             else { return .error(404, "token not found") }
             if PushWire.isHeartbeat(patch), let onHeartbeat {
                 Task { await onHeartbeat(tokenId) }
@@ -53,7 +57,8 @@ public struct PushCommands: Sendable {
         case PushDeleteTokenCommand.name:
             let c: PushDeleteTokenCommand = try decode(command)
             guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(400, "valid tokenId required") }
-            guard try await retrying(command, { try await store.deleteToken(userId: c.userId, tokenId: tokenId) }) else {
+            guard try await retrying(command, { try await store.deleteToken(userId: c.userId, tokenId: tokenId) })
+            else {
                 return .error(404, "token not found")
             }
             return Reply(status: 204, body: [])
@@ -63,12 +68,16 @@ public struct PushCommands: Sendable {
             guard let token = PushWire.expoToken(c.token), let tokenId = PushWire.tokenId(c.tokenId) else {
                 return .error(400, "valid tokenId and ExponentPushToken required")
             }
-            return revocation(try await retrying(command) { try await store.revokeDevice(expoToken: token, tokenId: tokenId) })
+            return revocation(
+                try await retrying(command) { try await store.revokeDevice(expoToken: token, tokenId: tokenId) })
 
         case PushRevokeCurrentDeviceCommand.name:
             let c: PushRevokeCurrentDeviceCommand = try decode(command)
-            guard let token = PushWire.expoToken(c.token) else { return .error(400, "valid ExponentPushToken required") }
-            return revocation(try await retrying(command) { try await store.revokeCurrentDevice(userId: c.userId, expoToken: token) })
+            guard let token = PushWire.expoToken(c.token) else {
+                return .error(400, "valid ExponentPushToken required")
+            }
+            return revocation(
+                try await retrying(command) { try await store.revokeCurrentDevice(userId: c.userId, expoToken: token) })
 
         case PushRevokeExpiredSessionDeviceCommand.name:
             let c: PushRevokeExpiredSessionDeviceCommand = try decode(command)
@@ -100,7 +109,9 @@ public struct PushCommands: Sendable {
     }
 
     /// Runs `work`, retrying retriable Postgres errors with backoff while the command's budget lasts.
-    private func retrying<T: Sendable>(_ command: IncomingCommand, _ work: @Sendable () async throws -> T) async throws -> T {
+    private func retrying<T: Sendable>(_ command: IncomingCommand, _ work: @Sendable () async throws -> T) async throws
+        -> T
+    {
         var attempt = 0
         while true {
             do {
@@ -109,7 +120,8 @@ public struct PushCommands: Sendable {
                 attempt += 1
                 let delay = Duration.milliseconds(50 << min(attempt, 5))
                 guard attempt < 5, command.remaining > delay + .milliseconds(250) else { throw error }
-                logger.warning("push command retrying", ["command": .string(command.name), "error": .string("\(error)")])
+                logger.warning(
+                    "push command retrying", ["command": .string(command.name), "error": .string("\(error)")])
                 try await Task.sleep(for: delay)
             }
         }

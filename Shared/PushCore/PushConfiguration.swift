@@ -76,11 +76,13 @@ public struct PushConfiguration: Sendable {
         pacePerSecond = max(0, env.get("EXPO_PACE_PER_SECOND", default: 600))
         paceKey = env.get("EXPO_PACE_KEY", default: "mapvest:push:expo-pace")
         receiptDelay = env.milliseconds("EXPO_RECEIPT_DELAY_MS", default: .seconds(15 * 60))
-        maintenanceInterval = max(.milliseconds(50), env.milliseconds("PUSH_MAINTENANCE_INTERVAL_MS", default: .seconds(30)))
+        maintenanceInterval = max(
+            .milliseconds(50), env.milliseconds("PUSH_MAINTENANCE_INTERVAL_MS", default: .seconds(30)))
         schedulerEnabled = env.flag("ENABLE_PUSH_SCHEDULER")
-        let roles = Set(env.get("PUSH_ROLES", default: "commands,dispatch").split(separator: ",").map {
-            String($0.filter { !$0.isWhitespace }).lowercased()
-        })
+        let roles = Set(
+            env.get("PUSH_ROLES", default: "commands,dispatch").split(separator: ",").map {
+                String($0.filter { !$0.isWhitespace }).lowercased()
+            })
         servesCommands = roles.contains("commands")
         dispatches = roles.contains("dispatch")
     }

@@ -59,7 +59,9 @@ public final class PushDispatcher: Sendable {
         /// Tokens per batch (Expo's limit, 100).
         public var batchSize: Int
 
-        public init(lease: Duration, dispatchEnabled: Bool, receiptDelay: Duration, batchSize: Int = PushConfiguration.batchSize) {
+        public init(
+            lease: Duration, dispatchEnabled: Bool, receiptDelay: Duration, batchSize: Int = PushConfiguration.batchSize
+        ) {
             self.lease = lease
             self.dispatchEnabled = dispatchEnabled
             self.receiptDelay = receiptDelay
@@ -114,14 +116,17 @@ public final class PushDispatcher: Sendable {
     static func plan(_ request: PushRequest) -> Plan {
         var dedupe: [PushDedupe] = []
         var seenSlots = Set<String>()
-        for item in request.dedupe where !item.slot.isEmpty && seenSlots.insert(item.slot).inserted { dedupe.append(item) }
+        for item in request.dedupe where !item.slot.isEmpty && seenSlots.insert(item.slot).inserted {
+            dedupe.append(item)
+        }
         // A request without dedupe still needs a claim row (its lease) and protection against redelivery.
         if dedupe.isEmpty { dedupe = [PushDedupe(slot: "mapvest_request", key: request.id)] }
         var map: [String: String] = [:]
         for item in dedupe { map[item.slot] = item.key }
         let json = (try? PostgresJSON(encoding: map)) ?? PostgresJSON("{}")
         return Plan(
-            request: request, userIds: Array(Set(request.userIds.filter { !$0.isEmpty })), eventKey: request.eventKey?.rawValue,
+            request: request, userIds: Array(Set(request.userIds.filter { !$0.isEmpty })),
+            eventKey: request.eventKey?.rawValue,
             eventKind: PushEnvelope.eventKind(request), dedupe: dedupe, dedupeJSON: json)
     }
 
@@ -180,7 +185,8 @@ public final class PushDispatcher: Sendable {
             [
                 "push.request": .string(request.id), "push.event_kind": .string(plan.eventKind),
                 "push.successes": .int(summary.successes), "push.failures": .int(summary.failures),
-                "push.skipped": .int(summary.skipped), "duration.ms": .double((ContinuousClock.now - started).inMilliseconds),
+                "push.skipped": .int(summary.skipped),
+                "duration.ms": .double((ContinuousClock.now - started).inMilliseconds),
             ])
         return summary
     }
@@ -211,7 +217,8 @@ public final class PushDispatcher: Sendable {
     }
 
     /// One batch under a gate permit on one reserved connection.
-    private func batch(_ plan: Plan, _ selection: Selection, into summary: inout DeliverySummary) async -> BatchOutcome {
+    private func batch(_ plan: Plan, _ selection: Selection, into summary: inout DeliverySummary) async -> BatchOutcome
+    {
         let result: Result<BatchResult, any Error>
         do {
             result = .success(
@@ -237,8 +244,11 @@ public final class PushDispatcher: Sendable {
             summary.errors += 1
             Metrics.batchErrors.increment()
             logger.warning(
-                "push batch failed before handoff", ["push.request": .string(plan.request.id), "error": .string("\(error)")])
-            if case .tokens(let tokens) = selection { return BatchOutcome(selected: tokens, retry: tokens, failed: true) }
+                "push batch failed before handoff",
+                ["push.request": .string(plan.request.id), "error": .string("\(error)")])
+            if case .tokens(let tokens) = selection {
+                return BatchOutcome(selected: tokens, retry: tokens, failed: true)
+            }
             return BatchOutcome(selected: [], retry: [], failed: true)
         }
     }
@@ -335,7 +345,8 @@ public final class PushDispatcher: Sendable {
                 finalized = true
             } catch {
                 logger.warning(
-                    "push finalize failed", ["push.request": .string(plan.request.id), "attempt": .int(attempt), "error": .string("\(error)")])
+                    "push finalize failed",
+                    ["push.request": .string(plan.request.id), "attempt": .int(attempt), "error": .string("\(error)")])
                 if attempt < 3 { try? await Task.sleep(for: Self.retryDelay(attempt)) }
             }
         }
@@ -346,7 +357,9 @@ public final class PushDispatcher: Sendable {
         return result
     }
 
-    private func selectCandidates(_ conn: PostgresConnection, _ plan: Plan, after cursor: String?) async throws -> [String] {
+    private func selectCandidates(_ conn: PostgresConnection, _ plan: Plan, after cursor: String?) async throws
+        -> [String]
+    {
         let s = schema
         let rows = try await conn.query(
             """
@@ -400,7 +413,8 @@ public final class PushDispatcher: Sendable {
             var claim = Claim()
             var columns: [[String]] = Array(repeating: [], count: 7)
             for row in rows {
-                guard let id = row.string("id"), let userId = row.string("user_id"), let token = row.string("expo_token")
+                guard let id = row.string("id"), let userId = row.string("user_id"),
+                    let token = row.string("expo_token")
                 else { continue }
                 let lastSent = PushStore.object(row.string("last_sent"))
                 if plan.dedupe.contains(where: { lastSent[$0.slot] == .string($0.key) }) {
@@ -412,7 +426,8 @@ public final class PushDispatcher: Sendable {
                     claim.busy.append(token)
                     continue
                 }
-                let group = Group(id: "delivery_" + Digest.randomHex(bytes: 16), tokenId: id, userId: userId, expoToken: token)
+                let group = Group(
+                    id: "delivery_" + Digest.randomHex(bytes: 16), tokenId: id, userId: userId, expoToken: token)
                 claim.groups.append(group)
                 for item in plan.dedupe {
                     for (i, value) in [
@@ -450,7 +465,8 @@ public final class PushDispatcher: Sendable {
 
     /// Renews the leases from now (locks are owned) and returns the groups still valid: lease alive, row still the
     /// active claim, consent still on.
-    private func renewAndValidate(_ conn: PostgresConnection, _ plan: Plan, groups: [Group]) async throws -> Set<String> {
+    private func renewAndValidate(_ conn: PostgresConnection, _ plan: Plan, groups: [Group]) async throws -> Set<String>
+    {
         let s = schema
         let leaseMs = Int(settings.lease.inMilliseconds)
         let rows = try await conn.query(
@@ -524,14 +540,16 @@ public final class PushDispatcher: Sendable {
                     ).compactMap { $0.string("id") })
                 let pruned = dead.filter { liveDead.contains($0.tokenId) }
                 if !pruned.isEmpty {
-                    try await conn.execute("DELETE FROM \(unescaped: s.tokens) WHERE id = ANY(\(pruned.map(\.tokenId))::text[])")
+                    try await conn.execute(
+                        "DELETE FROM \(unescaped: s.tokens) WHERE id = ANY(\(pruned.map(\.tokenId))::text[])")
                     try await conn.execute(
                         """
                         UPDATE \(unescaped: s.claims) SET token_id = NULL, user_id = NULL, claimed_at = now()
                          WHERE expo_token = ANY(\(pruned.map(\.expoToken))::text[])
                         """)
                     try await conn.execute(
-                        "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(pruned.map(\.expoToken))::text[])")
+                        "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(pruned.map(\.expoToken))::text[])"
+                    )
                     Metrics.pruned("ticket").increment(by: Int64(pruned.count))
                 }
             }

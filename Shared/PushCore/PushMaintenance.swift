@@ -19,7 +19,10 @@ public final class PushMaintenance: Service {
     private let logger: Logger
     private let stop = AsyncStream<Void>.makeStream()
 
-    public init(db: PostgresPool, schema: PushSchema, expo: ExpoPushClient, interval: Duration, pollReceipts: Bool, logger: Logger) {
+    public init(
+        db: PostgresPool, schema: PushSchema, expo: ExpoPushClient, interval: Duration, pollReceipts: Bool,
+        logger: Logger
+    ) {
         self.db = db
         self.schema = schema
         self.expo = expo
@@ -83,7 +86,8 @@ public final class PushMaintenance: Service {
         let deleted = try await db.transaction { conn in
             try await TokenLocks.lockForTransaction(conn, tokens)
             return try await conn.execute(
-                "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(tokens)::text[]) AND lease_until <= now()")
+                "DELETE FROM \(unescaped: s.deliveries) WHERE expo_token = ANY(\(tokens)::text[]) AND lease_until <= now()"
+            )
         }
         Metrics.expiredLeases.increment(by: Int64(deleted))
     }
@@ -112,7 +116,9 @@ public final class PushMaintenance: Service {
                 let tokenIds = row.stringArray("token_ids"), tickets.count == tokenIds.count,
                 let handedOffAt = row.string("handed_off_at")
             else { return nil }
-            return Batch(id: id, tickets: tickets, tokenIds: tokenIds, handedOffAt: handedOffAt, attempts: row.int("attempts") ?? 1)
+            return Batch(
+                id: id, tickets: tickets, tokenIds: tokenIds, handedOffAt: handedOffAt,
+                attempts: row.int("attempts") ?? 1)
         }
         let ids = Array(batches.flatMap(\.tickets).prefix(ExpoPushClient.maxReceiptIds))
         guard let receipts = await expo.receipts(ids: ids) else { return }  // retried after the 5-minute push-back
@@ -146,9 +152,11 @@ public final class PushMaintenance: Service {
     func prune(tokenId: String, handedOffAt: String) async throws {
         let s = schema
         let pruned = try await db.transaction { conn -> Bool in
-            guard let expoToken = try await conn.query(
-                "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId)"
-            ).first?.string("expo_token") else { return false }
+            guard
+                let expoToken = try await conn.query(
+                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId)"
+                ).first?.string("expo_token")
+            else { return false }
             try await TokenLocks.lockForTransaction(conn, [expoToken])
             let active = try await conn.query(
                 """

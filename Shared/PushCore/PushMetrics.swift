@@ -4,20 +4,25 @@ import Runtime
 enum Metrics {
     static func notifications(_ outcome: String) -> Counter {
         MetricsRegistry.shared.counter(
-            "push_notifications_total", help: "Notifications by outcome (handed_off, failed)", labels: ["outcome": outcome])
+            "push_notifications_total", help: "Notifications by outcome (handed_off, failed)",
+            labels: ["outcome": outcome])
     }
 
     static let blocked = MetricsRegistry.shared.counter(
         "push_notifications_blocked_total",
-        help: "Notifications not sent because the production gate is closed (EXPO_PUSH_SECURITY_ENABLED/EXPO_ACCESS_TOKEN)")
+        help:
+            "Notifications not sent because the production gate is closed (EXPO_PUSH_SECURITY_ENABLED/EXPO_ACCESS_TOKEN)"
+    )
 
     static let dispatchEnabled = MetricsRegistry.shared.gauge(
-        "push_expo_dispatch_enabled", help: "1 when notifications may be sent to Expo, 0 when the production gate is closed")
+        "push_expo_dispatch_enabled",
+        help: "1 when notifications may be sent to Expo, 0 when the production gate is closed")
 
     static let lockHold = MetricsRegistry.shared.histogram(
         "push_advisory_lock_hold_seconds", help: "Time a handoff held its session-level advisory locks")
 
-    /// Time per step of a batch: select, claim, pace, lock (waiting for the session locks), validate, expo, finalize, unlock.
+    /// Time per step of a batch: select, claim, pace, lock (waiting for the session locks), validate, expo,
+    /// finalize, unlock.
     static func phase(_ name: String) -> Histogram {
         MetricsRegistry.shared.histogram(
             "push_batch_phase_seconds", help: "Time per step of a delivery batch", labels: ["phase": name])
@@ -37,7 +42,8 @@ enum Metrics {
 
     static func pruned(_ source: String) -> Counter {
         MetricsRegistry.shared.counter(
-            "push_tokens_pruned_total", help: "Installations deleted after DeviceNotRegistered, by source (ticket, receipt)",
+            "push_tokens_pruned_total",
+            help: "Installations deleted after DeviceNotRegistered, by source (ticket, receipt)",
             labels: ["source": source])
     }
 

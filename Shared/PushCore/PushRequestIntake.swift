@@ -22,7 +22,8 @@ public final class PushRequestIntake: Service {
     ) throws {
         let logger = logger.with(["kafka.topic": .string(topic)])
         name = "push-intake.\(topic)"
-        consumer = try KafkaGroupConsumer.make(configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+        consumer = try KafkaGroupConsumer.make(
+            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
         consumer.setHandler(maxInFlight: maxInFlight) { message in
             switch Self.decode(message) {
             case .success(let request):
@@ -39,7 +40,8 @@ public final class PushRequestIntake: Service {
                     "reason": .string(reason.rawValue),
                 ]
                 do {
-                    _ = try await producer.send(topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
+                    _ = try await producer.send(
+                        topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
                     logger.warning("push request dead-lettered", fields)
                 } catch {
                     logger.error("push request dropped: dead letter not delivered", fields)

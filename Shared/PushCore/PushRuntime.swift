@@ -26,7 +26,8 @@ public struct PushRuntime: Sendable {
         onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: (@Sendable (String) async -> Void)? = nil
     ) async throws -> PushRuntime {
         let schema = try PushSchema(name: configuration.schema)
-        let db = try await PostgresPool.make(url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
+        let db = try await PostgresPool.make(
+            url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
         // One reserved connection per handoff permit: a handoff never waits for a connection another one holds.
         let handoffPool = try await PostgresPool.make(
             url: configuration.postgresURL, size: configuration.maxConcurrentHandoffs, logger: logger,
@@ -37,7 +38,8 @@ public struct PushRuntime: Sendable {
         let store = PushStore(db: db, schema: schema)
         let dispatcher = PushDispatcher(
             settings: PushDispatcher.Settings(configuration), schema: schema, pool: handoffPool, expo: expo,
-            pace: ExpoPace(ratePerSecond: configuration.pacePerSecond, redis: redis, key: configuration.paceKey, logger: logger),
+            pace: ExpoPace(
+                ratePerSecond: configuration.pacePerSecond, redis: redis, key: configuration.paceKey, logger: logger),
             gate: HandoffGate(permits: configuration.maxConcurrentHandoffs), logger: logger, onLockHeld: onLockHeld)
         Metrics.dispatchEnabled.set(configuration.dispatchEnabled ? 1 : 0)
         if let reason = configuration.gateReason {

@@ -62,7 +62,7 @@ public struct PushSchema: Sendable {
                     last_seen_at TIMESTAMPTZ NOT NULL DEFAULT now(),
                     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
                     UNIQUE (user_id, expo_token)
-                );
+                ) WITH (fillfactor = 85);
                 CREATE TABLE IF NOT EXISTS \(claims) (
                     expo_token TEXT PRIMARY KEY,
                     token_id TEXT,

@@ -30,7 +30,9 @@ public struct PushStore: Sendable {
     /// legacy row for the token or insert one, with the ten consent flags false and no location (only that row's
     /// own `last_sent` dedupe survives, which never belonged to another account), switch the claim to it and drop
     /// the token's delivery claims.
-    public func register(userId: String, expoToken: String, platform: String, deviceId: String?) async throws -> Registration {
+    public func register(userId: String, expoToken: String, platform: String, deviceId: String?) async throws
+        -> Registration
+    {
         let s = schema
         return try await db.transaction { conn in
             try await TokenLocks.lockForTransaction(conn, [expoToken])
@@ -102,15 +104,20 @@ public struct PushStore: Sendable {
     }
 
     /// Merges a validated patch (`PushWire.preferencePatch`) into the caller's active claim row: shallow, with
-    /// `last_sent` kept (clients cannot write it); bumps `last_seen_at`. Nil when the row is not the caller's active claim.
-    public func writePrefs(userId: String, tokenId: String, patch: [String: JSONValue]) async throws -> [String: JSONValue]? {
+    /// `last_sent` kept (clients cannot write it); bumps `last_seen_at`. Nil when the row is not the caller's active
+    /// claim.
+    public func writePrefs(userId: String, tokenId: String, patch: [String: JSONValue]) async throws -> [String:
+        JSONValue]?
+    {
         let s = schema
         let patch = PushWire.preferencePatch(patch) ?? [:]
         return try await db.transaction { conn in
             // The row's token never changes, so it can be read before the lock; the claim is checked under it.
-            guard let expoToken = try await conn.query(
-                "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
-            ).first?.string("expo_token") else { return nil }
+            guard
+                let expoToken = try await conn.query(
+                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
+                ).first?.string("expo_token")
+            else { return nil }
             try await TokenLocks.lockForTransaction(conn, [expoToken])
             let active = try await conn.query(
                 """
@@ -136,9 +143,11 @@ public struct PushStore: Sendable {
     public func deleteToken(userId: String, tokenId: String) async throws -> Bool {
         let s = schema
         return try await db.transaction { conn in
-            guard let expoToken = try await conn.query(
-                "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
-            ).first?.string("expo_token") else { return false }
+            guard
+                let expoToken = try await conn.query(
+                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
+                ).first?.string("expo_token")
+            else { return false }
             try await TokenLocks.lockForTransaction(conn, [expoToken])
             let active = try await conn.query(
                 """
@@ -177,18 +186,24 @@ public struct PushStore: Sendable {
         }
         let s = schema
         return try await db.transaction { conn in
-            guard let row = try await conn.query(
-                "SELECT user_id, expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId)"
-            ).first, let rowToken = row.string("expo_token") else { return .alreadyRevoked }
+            guard
+                let row = try await conn.query(
+                    "SELECT user_id, expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId)"
+                ).first, let rowToken = row.string("expo_token")
+            else { return .alreadyRevoked }
             if row.string("user_id") != subject { return .claimMismatch }
             if let expoToken, expoToken != rowToken { return .claimMismatch }
             try await TokenLocks.lockForTransaction(conn, [rowToken])
-            guard try await !conn.query(
-                "SELECT 1 FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(subject) FOR UPDATE"
-            ).isEmpty else { return .alreadyRevoked }
-            guard let claim = try await conn.query(
-                "SELECT token_id, user_id FROM \(unescaped: s.claims) WHERE expo_token = \(rowToken) FOR UPDATE"
-            ).first, let claimTokenId = claim.string("token_id") else { return .alreadyRevoked }
+            guard
+                try await !conn.query(
+                    "SELECT 1 FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(subject) FOR UPDATE"
+                ).isEmpty
+            else { return .alreadyRevoked }
+            guard
+                let claim = try await conn.query(
+                    "SELECT token_id, user_id FROM \(unescaped: s.claims) WHERE expo_token = \(rowToken) FOR UPDATE"
+                ).first, let claimTokenId = claim.string("token_id")
+            else { return .alreadyRevoked }
             guard claimTokenId == tokenId, claim.string("user_id") == subject else { return .claimMismatch }
             try await Self.unlink(conn, s, tokenId: tokenId, expoToken: rowToken)
             return .revoked
@@ -201,17 +216,21 @@ public struct PushStore: Sendable {
         let s = schema
         return try await db.transaction { conn in
             try await TokenLocks.lockForTransaction(conn, [expoToken])
-            guard let claim = try await conn.query(
-                "SELECT token_id, user_id FROM \(unescaped: s.claims) WHERE expo_token = \(expoToken) FOR UPDATE"
-            ).first, let claimTokenId = claim.string("token_id") else { return .alreadyRevoked }
+            guard
+                let claim = try await conn.query(
+                    "SELECT token_id, user_id FROM \(unescaped: s.claims) WHERE expo_token = \(expoToken) FOR UPDATE"
+                ).first, let claimTokenId = claim.string("token_id")
+            else { return .alreadyRevoked }
             let claimUserId = claim.string("user_id")
             guard matches(claimTokenId, claimUserId) else { return .claimMismatch }
-            guard let claimUserId, try await !conn.query(
-                """
-                SELECT 1 FROM \(unescaped: s.tokens)
-                 WHERE id = \(claimTokenId) AND user_id = \(claimUserId) AND expo_token = \(expoToken) FOR UPDATE
-                """
-            ).isEmpty else { return .alreadyRevoked }
+            guard let claimUserId,
+                try await !conn.query(
+                    """
+                    SELECT 1 FROM \(unescaped: s.tokens)
+                     WHERE id = \(claimTokenId) AND user_id = \(claimUserId) AND expo_token = \(expoToken) FOR UPDATE
+                    """
+                ).isEmpty
+            else { return .alreadyRevoked }
             try await Self.unlink(conn, s, tokenId: claimTokenId, expoToken: expoToken)
             return .revoked
         }

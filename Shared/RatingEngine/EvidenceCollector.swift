@@ -35,7 +35,7 @@ public struct EvidenceCollector: Sendable {
             for id in EvidenceSourceID.allCases {
                 group.addTask {
                     let started = ContinuousClock.now
-                    let evidence = await withDeadline(budget) { await self.source(id, ticker: ticker, budget: budget) }
+                    let evidence = await withTimeLimit(budget) { await self.source(id, ticker: ticker, budget: budget) }
                     let outcome: String
                     switch evidence {
                     case .none: outcome = "timeout"

@@ -45,8 +45,9 @@ public struct TickerResolver: Sendable {
             sources: [Source(provider: .manual, fetchedAt: Timestamp.iso8601(now), confidence: .high)])
     }
 
-    public func resolve(_ name: String) async -> BrandResolution {
-        if let seeded = fromSeed(name) { return seeded }
+    /// - Parameter seedChecked: the caller already ran `fromSeed` and it missed (skips a second scan of the seed).
+    public func resolve(_ name: String, seedChecked: Bool = false) async -> BrandResolution {
+        if !seedChecked, let seeded = fromSeed(name) { return seeded }
         let key = Self.key(name)
         return await flights.run(key) {
             if let cached = await cache.get(key) { return cached }

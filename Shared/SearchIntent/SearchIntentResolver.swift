@@ -50,7 +50,7 @@ public struct SearchIntentResolver: Sendable {
         if IntentRules.needsQuoteProbe(query) {
             let symbol = query.symbol
             let probe = quoteProbe
-            quoteHit = await withDeadline(Self.probeBudget) { await probe(symbol) } ?? false
+            quoteHit = await withTimeLimit(Self.probeBudget) { await probe(symbol) } ?? false
         }
         if let answer = IntentRules.deterministic(query, quoteHit: quoteHit, matcher: matcher) { return answer }
         return await askJev(query, quoteHit: quoteHit) ?? IntentRules.fallback(query)

@@ -191,6 +191,38 @@ import TestSupport
         await redis.close()
     }
 
+    @Test func theJoinUsesWhatResolvedByTheDeadlineAndTheRestLandsInTheSharedCache() async throws {
+        let redis = try await Stack.redis()
+        let db = try await Stack.postgres()
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let fast = "Wombat Tea \(tag)"
+        let slow = "Sloth Diner \(tag)"
+        let fixture = try NearbyFixture(exa: { request in
+            if String(decoding: request.body, as: UTF8.self).contains("Sloth") { try? await Task.sleep(for: .seconds(2)) }
+            return jsonResponse(200, "{\"results\":[]}")
+        })
+        let join = fixture.join(redis: redis, db: db)
+        let started = ContinuousClock.now
+        let resolved = await join.resolve(["Starbucks", fast, slow, fast], deadline: .now + .milliseconds(700))
+        #expect(ContinuousClock.now - started < .milliseconds(900))
+        #expect(resolved["starbucks"]?.brand.ticker?.symbol == "SBUX")
+        #expect(resolved[TickerResolver.key(fast)]?.brand.isPublic == false)
+        #expect(resolved[TickerResolver.key(slow)] == nil)
+        // One web lookup per unknown name, the seed never asked the web.
+        #expect(fixture.exa.requestCount == 2)
+        // The slow one finishes on its own and lands in the shared cache for the next request.
+        let cache = BrandTickerCache(redis: redis, db: db, logger: quietLogger())
+        var landed: BrandResolution?
+        for _ in 0..<40 where landed == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            landed = await cache.get(TickerResolver.key(slow))
+        }
+        #expect(landed?.brand.isPublic == false)
+        await fixture.shutdown()
+        await db.close()
+        await redis.close()
+    }
+
     @Test func cacheControlFollowsTheCaller() {
         #expect(NearbyAnswerer.cacheControl(signedIn: true) == "private, max-age=60")
         #expect(NearbyAnswerer.cacheControl(signedIn: false) == "public, max-age=60, stale-while-revalidate=300")

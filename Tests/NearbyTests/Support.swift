@@ -90,8 +90,8 @@ final class NearbyFixture: Sendable {
         PlacesCascade(configuration: configuration(googleKey: googleKey, timeouts: timeouts))
     }
 
-    /// The whole answerer over real Redis and Postgres.
-    func answerer(redis: RedisClient, db: PostgresPool?, googleKey: String? = "test-google-key") -> NearbyAnswerer {
+    /// The brand join over the shared resolver, with the Exa and market fakes.
+    func join(redis: RedisClient, db: PostgresPool?) -> BrandJoin {
         let logger = quietLogger()
         let cache = BrandTickerCache(redis: redis, db: db, logger: logger)
         let resolver = TickerResolver(
@@ -100,9 +100,15 @@ final class NearbyFixture: Sendable {
                 configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: market.baseURL), logger: logger),
             exa: ExaClient(baseURL: exa.baseURL, apiKey: "test-exa-key", logger: logger),
             openRouter: OpenRouterClient(apiKey: nil, logger: logger), logger: logger)
+        return BrandJoin(resolver: resolver, cache: cache)
+    }
+
+    /// The whole answerer over real Redis and Postgres.
+    func answerer(redis: RedisClient, db: PostgresPool?, googleKey: String? = "test-google-key") -> NearbyAnswerer {
+        let logger = quietLogger()
         return NearbyAnswerer(
             tiles: PlacesTileCache(cascade: cascade(googleKey: googleKey), redis: redis, logger: logger),
-            join: BrandJoin(resolver: resolver, cache: cache), captures: db.map(CapturesStore.init), logger: logger)
+            join: join(redis: redis, db: db), captures: db.map(CapturesStore.init), logger: logger)
     }
 
     var all: [FakeUpstream] { [google, photon, exa, market] + overpass }

@@ -12,12 +12,15 @@ import Testing
 @Suite struct ExpoTests {
     static func client(_ expo: FakeExpo, token: String? = "secret-token") -> ExpoPushClient {
         ExpoPushClient(
-            configuration: .init(baseURL: expo.baseURL + "/", accessToken: token, timeout: .seconds(3), retryBase: .milliseconds(5)),
+            configuration: .init(
+                baseURL: expo.baseURL + "/", accessToken: token, timeout: .seconds(3), retryBase: .milliseconds(5)),
             logger: Logger(label: "expo-tests", level: .error))
     }
 
     static func message(_ i: Int) -> ExpoMessage {
-        ExpoMessage(to: "ExponentPushToken[\(i)]", title: "t", body: "b", data: [:], categoryId: "mapvest-settings-v1", ttl: 300)
+        ExpoMessage(
+            to: "ExponentPushToken[\(i)]", title: "t", body: "b", data: [:], categoryId: "mapvest-settings-v1", ttl: 300
+        )
     }
 
     @Test func retriesTooManyRequestsAndServerErrorsThenMatchesTicketsByIndex() async throws {
@@ -33,7 +36,8 @@ import Testing
             }
         }
         let tickets = await Self.client(expo).send((0..<4).map(Self.message))
-        #expect(tickets == [.ok(id: "a"), .deviceNotRegistered, .failed(reason: .rejected), .failed(reason: .rejected)])
+        #expect(
+            tickets == [.ok(id: "a"), .deviceNotRegistered, .failed(reason: .rejected), .failed(reason: .rejected)])
         #expect(expo.sendRequests == 3)
         let request = try #require(expo.upstream.lastRequest)
         #expect(request.headers["Authorization"] == "Bearer secret-token")
@@ -51,7 +55,10 @@ import Testing
 
         expo.reset()
         expo.respond { _, _ in .error(400, "PUSH_TOO_MANY_EXPERIENCE_IDS") }
-        #expect(await Self.client(expo).send([Self.message(1), Self.message(2)]) == [.failed(reason: .rejected), .failed(reason: .rejected)])
+        #expect(
+            await Self.client(expo).send([Self.message(1), Self.message(2)]) == [
+                .failed(reason: .rejected), .failed(reason: .rejected),
+            ])
         #expect(expo.sendRequests == 1)
         await expo.shutdown()
 
@@ -107,14 +114,24 @@ import Testing
         #expect(PushEnvelope.categoryId("alerts") == "mapvest-settings-v1")
         let longLabel = String(repeating: "l", count: 500)
         let map = PushEnvelope.target(
-            PushTarget(type: "map", fields: ["lat": .number(40), "lng": .number(-73), "label": .string(longLabel), "evil": .string("x")]))
-        #expect(map == ["type": .string("map"), "lat": .number(40), "lng": .number(-73), "label": .string(String(repeating: "l", count: 160))])
+            PushTarget(
+                type: "map",
+                fields: ["lat": .number(40), "lng": .number(-73), "label": .string(longLabel), "evil": .string("x")]))
+        #expect(
+            map == [
+                "type": .string("map"), "lat": .number(40), "lng": .number(-73),
+                "label": .string(String(repeating: "l", count: 160)),
+            ])
         #expect(PushEnvelope.target(PushTarget(type: "map", fields: ["lat": .number(40)])) == ["type": .string("home")])
         #expect(PushEnvelope.target(PushTarget(type: "company")) == ["type": .string("home")])
         #expect(PushEnvelope.target(PushTarget(type: "javascript:alert(1)")) == ["type": .string("home")])
-        #expect(PushEnvelope.target(PushTarget(type: "home", fields: ["section": .string("daily-brief")])) == ["type": .string("home"), "section": .string("daily-brief")])
+        #expect(
+            PushEnvelope.target(PushTarget(type: "home", fields: ["section": .string("daily-brief")])) == [
+                "type": .string("home"), "section": .string("daily-brief"),
+            ])
 
-        var request = pushRequest(users: ["u"], data: ["kind": .string("uncaught_nearby"), "ticker": .string("SBUX")], ttl: 60)
+        var request = pushRequest(
+            users: ["u"], data: ["kind": .string("uncaught_nearby"), "ticker": .string("SBUX")], ttl: 60)
         request.eventKind = nil
         #expect(PushEnvelope.eventKind(request) == "uncaught_nearby")
         request.data = [:]
@@ -126,7 +143,8 @@ import Testing
 
         let issued = Date(timeIntervalSince1970: 1_800_000_000)
         let message = PushEnvelope.message(
-            request: pushRequest(users: ["u"], data: ["kind": .string("identify_done"), "brand": .string("Starbucks")], ttl: 60),
+            request: pushRequest(
+                users: ["u"], data: ["kind": .string("identify_done"), "brand": .string("Starbucks")], ttl: 60),
             to: "ExponentPushToken[x]", installationId: "push_1", deliveryId: "delivery_1", issuedAt: issued)
         #expect(message.ttl == 300 && message.sound == "default" && message.priority == "high")
         #expect(message.categoryId == "mapvest-company-v1")
@@ -143,14 +161,20 @@ import Testing
     @Test func wireValidation() {
         #expect(PushWire.expoToken(" ExponentPushToken[abc] ") == "ExponentPushToken[abc]")
         #expect(PushWire.expoToken("ExpoPushToken[abc]") == "ExpoPushToken[abc]")
-        for bad in ["ExponentPushToken[]", "ExponentPushToken[a]b", "ExponentPushToken[a]]", "expo[abc]", "", "ExponentPushToken[\(String(repeating: "a", count: 600))]"] {
+        for bad in [
+            "ExponentPushToken[]", "ExponentPushToken[a]b", "ExponentPushToken[a]]", "expo[abc]", "",
+            "ExponentPushToken[\(String(repeating: "a", count: 600))]",
+        ] {
             #expect(PushWire.expoToken(bad) == nil, "\(bad.prefix(30))")
         }
         #expect(PushWire.expoToken(.number(1)) == nil)
         #expect(PushWire.tokenId(" push_1 ") == "push_1")
         #expect(PushWire.tokenId("   ") == nil)
         #expect(PushWire.tokenId(String(repeating: "x", count: 129)) == nil)
-        #expect(PushWire.preferencePatch(["daily_brief": .bool(true), "x": .string("y"), "last_sent": .object([:])]) == ["daily_brief": .bool(true)])
+        #expect(
+            PushWire.preferencePatch(["daily_brief": .bool(true), "x": .string("y"), "last_sent": .object([:])]) == [
+                "daily_brief": .bool(true)
+            ])
         #expect(PushWire.preferencePatch(["last_lat": .string("1")]) == nil)
         #expect(PushWire.isHeartbeat(["last_lat": .number(1), "last_lng": .number(2)]))
         #expect(!PushWire.isHeartbeat(["last_lat": .number(1)]))
@@ -172,9 +196,10 @@ import Testing
         let order = Locked<[Int]>([])
         var tasks: [Task<Void, any Error>] = []
         for i in 0..<5 {
-            tasks.append(Task {
-                try await gate.withPermit { order.value.withLock { $0.append(i) } }
-            })
+            tasks.append(
+                Task {
+                    try await gate.withPermit { order.value.withLock { $0.append(i) } }
+                })
             while await gate.queued < i + 1 { await Task.yield() }
         }
         let cancelled = Task { try await gate.acquire() }

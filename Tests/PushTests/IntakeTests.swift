@@ -16,11 +16,18 @@ import Testing
         let request = pushRequest(users: ["usr_a"])
         let body = Array(try JSONEncoder().encode(request))
         #expect(try PushRequestIntake.decode(Self.message(body)).get() == request)
-        #expect(try PushRequestIntake.decode(Self.message(body, headers: [KafkaHeader(MessageHeaders.command, PushRequest.name)])).get() == request)
+        #expect(
+            try PushRequestIntake.decode(
+                Self.message(body, headers: [KafkaHeader(MessageHeaders.command, PushRequest.name)])
+            ).get() == request)
         #expect(throws: PushRequestIntake.Rejection.wrongCommand) {
-            try PushRequestIntake.decode(Self.message(body, headers: [KafkaHeader(MessageHeaders.command, "identify.photo.v1")])).get()
+            try PushRequestIntake.decode(
+                Self.message(body, headers: [KafkaHeader(MessageHeaders.command, "identify.photo.v1")])
+            ).get()
         }
-        #expect(throws: PushRequestIntake.Rejection.undecodable) { try PushRequestIntake.decode(Self.message(Array("{".utf8))).get() }
+        #expect(throws: PushRequestIntake.Rejection.undecodable) {
+            try PushRequestIntake.decode(Self.message(Array("{".utf8))).get()
+        }
         var empty = request
         empty.userIds = []
         #expect(throws: PushRequestIntake.Rejection.invalid) {
@@ -35,8 +42,14 @@ import Testing
         summary.failures = 2
         summary.invalidTokens = 1
         summary.failureReason = .rejected
-        #expect(summary.events.handedOff == PushHandedOffEvent(eventKind: "identify_done", eventKey: "identify_done", count: 3))
-        #expect(summary.events.failed == PushFailedEvent(eventKind: "identify_done", eventKey: "identify_done", count: 2, invalidTokens: 1, reason: "expo_rejected"))
+        #expect(
+            summary.events.handedOff
+                == PushHandedOffEvent(eventKind: "identify_done", eventKey: "identify_done", count: 3))
+        #expect(
+            summary.events.failed
+                == PushFailedEvent(
+                    eventKind: "identify_done", eventKey: "identify_done", count: 2, invalidTokens: 1,
+                    reason: "expo_rejected"))
         let json = String(decoding: try JSONEncoder().encode(summary.events.failed), as: UTF8.self)
         #expect(!json.contains("r1") && !json.contains("push_") && !json.contains("ExponentPushToken"))
     }

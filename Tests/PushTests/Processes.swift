@@ -28,7 +28,8 @@ final class BinaryProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDir).appendingPathComponent(binary)
         process.environment = env
-        let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("mapvest-push-\(binary)-\(adminPort).log")
+        let logFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mapvest-push-\(binary)-\(adminPort).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
@@ -68,7 +69,9 @@ func freePort() throws -> Int {
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     var len = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+        }
     }
     guard bound else { throw TestFailure("bind failed") }
     return Int(UInt16(bigEndian: addr.sin_port))

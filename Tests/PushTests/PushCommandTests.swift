@@ -65,19 +65,31 @@ import Testing
         try await Self.withRuntime { rt in
             let c = rt.commands
             let (alice, bob, token) = (Make.user(), Make.user(), Make.expoToken())
-            let first = try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: alice, token: "  \(token) ", platform: "ios", deviceId: "d1"))
+            let first = try await Self.send(
+                c, PushRegisterCommand.name,
+                PushRegisterCommand(userId: alice, token: "  \(token) ", platform: "ios", deviceId: "d1"))
             #expect(first.status == 200)
             let aliceId = try #require(first.string("id"))
             #expect(aliceId.hasPrefix("push_") && aliceId.count == 37)
             #expect(first.prefs == Self.allFalse)
 
             // Opt in, then re-register: same id, prefs kept.
-            let patch: [String: JSONValue] = ["notifications_enabled": .bool(true), "daily_brief": .bool(true), "last_lat": .number(40.7), "last_lng": .number(-74)]
-            #expect(try await Self.send(c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: alice, tokenId: aliceId, patch: patch)).status == 200)
-            let again = try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: alice, token: token, platform: "ios", deviceId: nil))
+            let patch: [String: JSONValue] = [
+                "notifications_enabled": .bool(true), "daily_brief": .bool(true), "last_lat": .number(40.7),
+                "last_lng": .number(-74),
+            ]
+            #expect(
+                try await Self.send(
+                    c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: alice, tokenId: aliceId, patch: patch)
+                ).status == 200)
+            let again = try await Self.send(
+                c, PushRegisterCommand.name,
+                PushRegisterCommand(userId: alice, token: token, platform: "ios", deviceId: nil))
             #expect(again.string("id") == aliceId)
             #expect(again.prefs["daily_brief"] == .bool(true))
-            #expect(try await rt.db.query("SELECT device_id FROM \(unescaped: rt.schema.tokens) WHERE id = \(aliceId)").first?.string("device_id") == "d1")
+            #expect(
+                try await rt.db.query("SELECT device_id FROM \(unescaped: rt.schema.tokens) WHERE id = \(aliceId)")
+                    .first?.string("device_id") == "d1")
 
             // A live delivery claim for the token is dropped by the transfer.
             try await rt.db.execute(
@@ -85,30 +97,50 @@ import Testing
                 INSERT INTO \(unescaped: rt.schema.deliveries) (claim_id, delivery_group, token_id, user_id, expo_token, dedupe_slot, dedupe_key, lease_until)
                 VALUES ('delivery_x', 'delivery_g', \(aliceId), \(alice), \(token), 's', 'k', now() + interval '1 hour')
                 """)
-            let transfer = try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: bob, token: token, platform: "android", deviceId: nil))
+            let transfer = try await Self.send(
+                c, PushRegisterCommand.name,
+                PushRegisterCommand(userId: bob, token: token, platform: "android", deviceId: nil))
             let bobId = try #require(transfer.string("id"))
             #expect(bobId != aliceId)
             #expect(transfer.prefs == Self.allFalse)  // no consent, location or scheduler state carried over
-            #expect(try await count(rt.db, "SELECT count(*) FROM \(unescaped: rt.schema.deliveries) WHERE expo_token = \(token)") == 0)
+            #expect(
+                try await count(
+                    rt.db, "SELECT count(*) FROM \(unescaped: rt.schema.deliveries) WHERE expo_token = \(token)") == 0)
             // Alice's old row stays (no mass deletion) but is muted and no longer hers to read or write.
-            let old = try #require(try await rt.db.query("SELECT prefs FROM \(unescaped: rt.schema.tokens) WHERE id = \(aliceId)").first?.string("prefs"))
+            let old = try #require(
+                try await rt.db.query("SELECT prefs FROM \(unescaped: rt.schema.tokens) WHERE id = \(aliceId)").first?
+                    .string("prefs"))
             #expect(old.contains("\"daily_brief\": false") && old.contains("\"notifications_enabled\": false"))
-            #expect(try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: alice, tokenId: aliceId)).json == ["prefs": .object([:]), "tokenId": .null])
-            #expect(try await Self.send(c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: alice, tokenId: aliceId, patch: ["daily_brief": .bool(true)])).status == 404)
+            #expect(
+                try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: alice, tokenId: aliceId))
+                    .json == ["prefs": .object([:]), "tokenId": .null])
+            #expect(
+                try await Self.send(
+                    c, PushPrefsWriteCommand.name,
+                    PushPrefsWriteCommand(userId: alice, tokenId: aliceId, patch: ["daily_brief": .bool(true)])
+                ).status == 404)
 
             // Back to Alice: her legacy row is reused, muted again, only its own last_sent survives.
             try await rt.db.execute(
                 """
                 UPDATE \(unescaped: rt.schema.tokens) SET prefs = prefs || '{"last_sent":{"daily_brief":"20260101"}}'::jsonb WHERE id = \(aliceId)
                 """)
-            let back = try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: alice, token: token, platform: "ios", deviceId: nil))
+            let back = try await Self.send(
+                c, PushRegisterCommand.name,
+                PushRegisterCommand(userId: alice, token: token, platform: "ios", deviceId: nil))
             #expect(back.string("id") == aliceId)
             var expected = Self.allFalse
             expected["last_sent"] = .object(["daily_brief": .string("20260101")])
             #expect(back.prefs == expected)
-            #expect(try await count(rt.db, "SELECT count(*) FROM \(unescaped: rt.schema.tokens) WHERE expo_token = \(token)") == 2)
+            #expect(
+                try await count(
+                    rt.db, "SELECT count(*) FROM \(unescaped: rt.schema.tokens) WHERE expo_token = \(token)") == 2)
 
-            #expect(try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: alice, token: "ExponentPushToken[]", platform: "ios", deviceId: nil)).status == 400)
+            #expect(
+                try await Self.send(
+                    c, PushRegisterCommand.name,
+                    PushRegisterCommand(userId: alice, token: "ExponentPushToken[]", platform: "ios", deviceId: nil)
+                ).status == 400)
         }
     }
 
@@ -117,14 +149,20 @@ import Testing
         try await Self.withRuntime(onHeartbeat: { id in beats.withLock { $0.append(id) } }) { rt in
             let c = rt.commands
             let (user, token) = (Make.user(), Make.expoToken())
-            let id = try #require(try await Self.send(c, PushRegisterCommand.name, PushRegisterCommand(userId: user, token: token, platform: "ios", deviceId: nil)).string("id"))
+            let id = try #require(
+                try await Self.send(
+                    c, PushRegisterCommand.name,
+                    PushRegisterCommand(userId: user, token: token, platform: "ios", deviceId: nil)
+                ).string("id"))
             let written = try await Self.send(
                 c, PushPrefsWriteCommand.name,
                 PushPrefsWriteCommand(
                     userId: user, tokenId: id,
                     patch: [
-                        "notifications_enabled": .bool(true), "find_evolution": .bool(true), "future_key": .string("kept out"),
-                        "last_sent": .object(["daily_brief": .string("forged")]), "last_lat": .number(1.5), "last_lng": .number(2.5),
+                        "notifications_enabled": .bool(true), "find_evolution": .bool(true),
+                        "future_key": .string("kept out"),
+                        "last_sent": .object(["daily_brief": .string("forged")]), "last_lat": .number(1.5),
+                        "last_lng": .number(2.5),
                         "last_location_at": .string("2026-01-01T00:00:00.000Z"),
                     ]))
             #expect(written.status == 200)
@@ -135,10 +173,20 @@ import Testing
             #expect(await eventually(timeout: .seconds(2)) { beats.withLock { $0 } == [id] })
 
             // A known key with the wrong type is rejected, as the original schema does.
-            #expect(try await Self.send(c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: user, tokenId: id, patch: ["daily_brief": .string("yes")])).status == 400)
-            #expect(try await Self.send(c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: user, tokenId: "push_stale", patch: ["daily_brief": .bool(true)])).status == 404)
+            #expect(
+                try await Self.send(
+                    c, PushPrefsWriteCommand.name,
+                    PushPrefsWriteCommand(userId: user, tokenId: id, patch: ["daily_brief": .string("yes")])
+                ).status == 400)
+            #expect(
+                try await Self.send(
+                    c, PushPrefsWriteCommand.name,
+                    PushPrefsWriteCommand(userId: user, tokenId: "push_stale", patch: ["daily_brief": .bool(true)])
+                ).status == 404)
             // Shallow merge keeps earlier keys.
-            let second = try await Self.send(c, PushPrefsWriteCommand.name, PushPrefsWriteCommand(userId: user, tokenId: id, patch: ["daily_brief": .bool(true)]))
+            let second = try await Self.send(
+                c, PushPrefsWriteCommand.name,
+                PushPrefsWriteCommand(userId: user, tokenId: id, patch: ["daily_brief": .bool(true)]))
             #expect(second.prefs["find_evolution"] == .bool(true) && second.prefs["daily_brief"] == .bool(true))
             #expect(beats.withLock { $0.count } == 1)
         }
@@ -150,13 +198,25 @@ import Testing
             let user = Make.user()
             let phone = try await rt.store.registerEnabled(user, Make.expoToken(), keys: [.dailyBrief])
             let tablet = try await rt.store.registerEnabled(user, Make.expoToken(), keys: [.priceAlerts])
-            let read = try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: user, tokenId: tablet))
+            let read = try await Self.send(
+                c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: user, tokenId: tablet))
             #expect(read.status == 200 && read.string("tokenId") == tablet)
             #expect(read.prefs["price_alerts"] == .bool(true) && read.prefs["daily_brief"] == .bool(false))
             let empty: [String: JSONValue] = ["prefs": .object([:]), "tokenId": .null]
-            #expect(try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: user, tokenId: "push_\(Hex.random(bytes: 16))")).json == empty)
-            #expect(try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: Make.user(), tokenId: phone)).json == empty)
-            #expect(try await Self.send(c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: user, tokenId: String(repeating: "x", count: 129))).status == 400)
+            #expect(
+                try await Self.send(
+                    c, PushPrefsReadCommand.name,
+                    PushPrefsReadCommand(userId: user, tokenId: "push_\(Hex.random(bytes: 16))")
+                ).json == empty)
+            #expect(
+                try await Self.send(
+                    c, PushPrefsReadCommand.name, PushPrefsReadCommand(userId: Make.user(), tokenId: phone)
+                ).json == empty)
+            #expect(
+                try await Self.send(
+                    c, PushPrefsReadCommand.name,
+                    PushPrefsReadCommand(userId: user, tokenId: String(repeating: "x", count: 129))
+                ).status == 400)
         }
     }
 
@@ -165,12 +225,21 @@ import Testing
             let c = rt.commands
             let (user, token) = (Make.user(), Make.expoToken())
             let id = try await rt.store.registerEnabled(user, token)
-            #expect(try await Self.send(c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: Make.user(), tokenId: id)).status == 404)
-            let deleted = try await Self.send(c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: user, tokenId: id))
+            #expect(
+                try await Self.send(
+                    c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: Make.user(), tokenId: id)
+                ).status == 404)
+            let deleted = try await Self.send(
+                c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: user, tokenId: id))
             #expect(deleted.status == 204 && deleted.json.isEmpty)
-            let claim = try #require(try await rt.db.query("SELECT token_id, user_id FROM \(unescaped: rt.schema.claims) WHERE expo_token = \(token)").first)
+            let claim = try #require(
+                try await rt.db.query(
+                    "SELECT token_id, user_id FROM \(unescaped: rt.schema.claims) WHERE expo_token = \(token)"
+                ).first)
             #expect(claim.isNull("token_id") && claim.isNull("user_id"))  // tombstone
-            #expect(try await Self.send(c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: user, tokenId: id)).status == 404)
+            #expect(
+                try await Self.send(c, PushDeleteTokenCommand.name, PushDeleteTokenCommand(userId: user, tokenId: id))
+                    .status == 404)
         }
     }
 
@@ -179,31 +248,62 @@ import Testing
             let c = rt.commands
             let (alice, bob, token) = (Make.user(), Make.user(), Make.expoToken())
             let aliceId = try await rt.store.registerEnabled(alice, token)
-            let revoked: [String: JSONValue] = ["revoked": .bool(true), "matched": .bool(true), "outcome": .string("revoked")]
-            let already: [String: JSONValue] = ["revoked": .bool(true), "matched": .bool(false), "outcome": .string("already-revoked")]
-            let mismatch: [String: JSONValue] = ["revoked": .bool(false), "matched": .bool(false), "outcome": .string("claim-mismatch")]
+            let revoked: [String: JSONValue] = [
+                "revoked": .bool(true), "matched": .bool(true), "outcome": .string("revoked"),
+            ]
+            let already: [String: JSONValue] = [
+                "revoked": .bool(true), "matched": .bool(false), "outcome": .string("already-revoked"),
+            ]
+            let mismatch: [String: JSONValue] = [
+                "revoked": .bool(false), "matched": .bool(false), "outcome": .string("claim-mismatch"),
+            ]
 
             // Public revoke: wrong id → 409, right id → revoked, again → already-revoked, unknown token → already-revoked.
-            let wrong = try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: "push_other", deviceId: nil))
+            let wrong = try await Self.send(
+                c, PushRevokeDeviceCommand.name,
+                PushRevokeDeviceCommand(token: token, tokenId: "push_other", deviceId: nil))
             #expect(wrong.status == 409 && wrong.json == mismatch)
-            let ok = try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: aliceId, deviceId: "d"))
+            let ok = try await Self.send(
+                c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: aliceId, deviceId: "d"))
             #expect(ok.status == 200 && ok.json == revoked)
-            #expect(try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: aliceId, deviceId: nil)).json == already)
-            #expect(try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: Make.expoToken(), tokenId: aliceId, deviceId: nil)).json == already)
+            #expect(
+                try await Self.send(
+                    c, PushRevokeDeviceCommand.name,
+                    PushRevokeDeviceCommand(token: token, tokenId: aliceId, deviceId: nil)
+                ).json == already)
+            #expect(
+                try await Self.send(
+                    c, PushRevokeDeviceCommand.name,
+                    PushRevokeDeviceCommand(token: Make.expoToken(), tokenId: aliceId, deviceId: nil)
+                ).json == already)
 
             // Alice's old id after Bob claimed the token: fail closed.
             let alice2 = try await rt.store.registerEnabled(alice, token)
             let bobId = try await rt.store.registerEnabled(bob, token)
-            let stale = try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: alice2, deviceId: nil))
+            let stale = try await Self.send(
+                c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: token, tokenId: alice2, deviceId: nil))
             #expect(stale.status == 409 && stale.json == mismatch)
 
             // Current device: only the caller's own claim.
-            let notHers = try await Self.send(c, PushRevokeCurrentDeviceCommand.name, PushRevokeCurrentDeviceCommand(userId: alice, token: token, deviceId: nil))
+            let notHers = try await Self.send(
+                c, PushRevokeCurrentDeviceCommand.name,
+                PushRevokeCurrentDeviceCommand(userId: alice, token: token, deviceId: nil))
             #expect(notHers.status == 409 && notHers.json == mismatch)
-            #expect(try await Self.send(c, PushRevokeCurrentDeviceCommand.name, PushRevokeCurrentDeviceCommand(userId: bob, token: token, deviceId: nil)).json == revoked)
-            #expect(try await Self.send(c, PushRevokeCurrentDeviceCommand.name, PushRevokeCurrentDeviceCommand(userId: bob, token: token, deviceId: nil)).json == already)
+            #expect(
+                try await Self.send(
+                    c, PushRevokeCurrentDeviceCommand.name,
+                    PushRevokeCurrentDeviceCommand(userId: bob, token: token, deviceId: nil)
+                ).json == revoked)
+            #expect(
+                try await Self.send(
+                    c, PushRevokeCurrentDeviceCommand.name,
+                    PushRevokeCurrentDeviceCommand(userId: bob, token: token, deviceId: nil)
+                ).json == already)
             #expect(try await rt.store.readPrefs(userId: bob, tokenId: bobId) == nil)
-            #expect(try await Self.send(c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: "nope", tokenId: "x", deviceId: nil)).status == 400)
+            #expect(
+                try await Self.send(
+                    c, PushRevokeDeviceCommand.name, PushRevokeDeviceCommand(token: "nope", tokenId: "x", deviceId: nil)
+                ).status == 400)
         }
     }
 
@@ -212,7 +312,10 @@ import Testing
             let c = rt.commands
             let (alice, bob, token) = (Make.user(), Make.user(), Make.expoToken())
             func revoke(_ subject: String, token: String?, tokenId: String?) async throws -> Answer {
-                try await Self.send(c, PushRevokeExpiredSessionDeviceCommand.name, PushRevokeExpiredSessionDeviceCommand(subject: subject, token: token, tokenId: tokenId, deviceId: nil))
+                try await Self.send(
+                    c, PushRevokeExpiredSessionDeviceCommand.name,
+                    PushRevokeExpiredSessionDeviceCommand(
+                        subject: subject, token: token, tokenId: tokenId, deviceId: nil))
             }
             let aliceId = try await rt.store.registerEnabled(alice, token)
             // Expo token only: the subject's own claim.

@@ -52,7 +52,8 @@ import Testing
             for row in rows { if let t = row.string("expo_token") { claims[t] = row } }
             for message in messages {
                 let installation = message.installationId ?? "?"
-                guard let claim = claims[message.to], claim.string("token_id") == installation, claim.string("row_id") == installation
+                guard let claim = claims[message.to], claim.string("token_id") == installation,
+                    claim.string("row_id") == installation
                 else {
                     ledger.violation("handoff to a token whose active claim is another installation/account")
                     continue
@@ -69,15 +70,17 @@ import Testing
         for _ in 0..<3 { made.append(try await Stack.runtime(schema: schema, expo: expo)) }
         let replicas = made
         let store = PushStore(db: try await Stack.pool(size: 8), schema: names)
-        try await withCleanup({
-            try await run(replicas: replicas, store: store, ledger: ledger)
-        }, cleanup: {
-            for replica in replicas { await replica.close() }
-            await store.db.close()
-            await checker.close()
-            await expo.shutdown()
-            await Stack.dropSchema(schema)
-        })
+        try await withCleanup(
+            {
+                try await run(replicas: replicas, store: store, ledger: ledger)
+            },
+            cleanup: {
+                for replica in replicas { await replica.close() }
+                await store.db.close()
+                await checker.close()
+                await expo.shutdown()
+                await Stack.dropSchema(schema)
+            })
     }
 
     func run(replicas: [PushRuntime], store: PushStore, ledger: Ledger) async throws {
@@ -88,7 +91,8 @@ import Testing
             for lane in 0..<Self.lanes {
                 group.addTask {
                     for trial in 0..<Self.trialsPerLane {
-                        try await Self.trial(lane: lane, trial: trial, dispatchers: dispatchers, store: store, ledger: ledger)
+                        try await Self.trial(
+                            lane: lane, trial: trial, dispatchers: dispatchers, store: store, ledger: ledger)
                     }
                 }
             }
@@ -108,32 +112,38 @@ import Testing
         // Nothing left behind: no delivery claim, no advisory lock on any trial token.
         let tokens = ledger.tokens.withLock { $0 }
         #expect(try await count(store.db, "SELECT count(*) FROM \(unescaped: names.deliveries)") == 0)
-        #expect(try await count(
-            store.db,
-            """
-            SELECT count(*) FROM pg_locks l, unnest(\(tokens)::text[]) AS t
-             WHERE l.locktype = 'advisory' AND l.objsubid = 1
-               AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(t, 0)
-            """) == 0)
-        print("race trials: \(Self.lanes * Self.trialsPerLane) trials, \(handed) handoffs, "
-            + "\(ledger.transfers.load(ordering: .relaxed)) transfers in \(elapsed)")
+        #expect(
+            try await count(
+                store.db,
+                """
+                SELECT count(*) FROM pg_locks l, unnest(\(tokens)::text[]) AS t
+                 WHERE l.locktype = 'advisory' AND l.objsubid = 1
+                   AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(t, 0)
+                """) == 0)
+        print(
+            "race trials: \(Self.lanes * Self.trialsPerLane) trials, \(handed) handoffs, "
+                + "\(ledger.transfers.load(ordering: .relaxed)) transfers in \(elapsed)")
     }
 
     /// One trial: three users, two physical tokens, a random start, then three replicas delivering one request while
     /// two to five random account operations run.
-    static func trial(lane: Int, trial: Int, dispatchers: [PushDispatcher], store: PushStore, ledger: Ledger) async throws {
+    static func trial(lane: Int, trial: Int, dispatchers: [PushDispatcher], store: PushStore, ledger: Ledger)
+        async throws
+    {
         let users = (0..<3).map { _ in Make.user() }
         let tokens = (0..<2).map { _ in Make.expoToken() }
         ledger.tokens.withLock { $0 += tokens }
         let known = Known()
         for token in tokens {
             if let owner = users.randomElement(), Double.random(in: 0..<1) < 0.85 {
-                try await register(owner, token, enable: Double.random(in: 0..<1) < 0.8, store: store, ledger: ledger, known: known)
+                try await register(
+                    owner, token, enable: Double.random(in: 0..<1) < 0.8, store: store, ledger: ledger, known: known)
             }
         }
         let tag = "trial-\(lane)-\(trial)"
         let request = pushRequest(
-            users: users, eventKey: .identifyDone, dedupeKey: tag, data: ["kind": .string("identify_done"), "trial": .string(tag)])
+            users: users, eventKey: .identifyDone, dedupeKey: tag,
+            data: ["kind": .string("identify_done"), "trial": .string(tag)])
 
         let finished = await withDeadline(.seconds(30)) {
             await withTaskGroup(of: Void.self) { group in
@@ -146,7 +156,8 @@ import Testing
                 for _ in 0..<Int.random(in: 2...5) {
                     group.addTask {
                         do {
-                            try await Self.randomOperation(users: users, tokens: tokens, known: known, store: store, ledger: ledger)
+                            try await Self.randomOperation(
+                                users: users, tokens: tokens, known: known, store: store, ledger: ledger)
                         } catch {
                             ledger.error("operation: \(error)")
                         }
@@ -156,7 +167,9 @@ import Testing
             return true
         }
         if finished == nil { ledger.error("trial \(tag) did not finish in 30 s (deadlock?)") }
-        let left = try await count(store.db, "SELECT count(*) FROM \(unescaped: store.schema.deliveries) WHERE expo_token = ANY(\(tokens)::text[])")
+        let left = try await count(
+            store.db,
+            "SELECT count(*) FROM \(unescaped: store.schema.deliveries) WHERE expo_token = ANY(\(tokens)::text[])")
         if left != 0 { ledger.error("trial \(tag) left \(left) delivery claims") }
     }
 
@@ -173,7 +186,8 @@ import Testing
         known.items.withLock { $0.append((user, token, registration.id)) }
         if enable {
             _ = try await store.writePrefs(
-                userId: user, tokenId: registration.id, patch: ["notifications_enabled": .bool(true), "identify_done": .bool(true)])
+                userId: user, tokenId: registration.id,
+                patch: ["notifications_enabled": .bool(true), "identify_done": .bool(true)])
         }
     }
 
@@ -184,7 +198,8 @@ import Testing
         let registration = known.items.withLock { $0.randomElement() }
         switch Int.random(in: 0..<8) {
         case 0, 1, 2:  // a device signs in to another (or the same) account
-            try await register(user, token, enable: Double.random(in: 0..<1) < 0.6, store: store, ledger: ledger, known: known)
+            try await register(
+                user, token, enable: Double.random(in: 0..<1) < 0.6, store: store, ledger: ledger, known: known)
         case 3:  // preference flips on an exact installation
             if let r = registration {
                 let key = Bool.random() ? "identify_done" : "notifications_enabled"
@@ -198,7 +213,8 @@ import Testing
             _ = try await store.revokeCurrentDevice(userId: user, expoToken: token)
         default:
             if let r = registration {
-                _ = try await store.revokeExpiredSessionDevice(subject: r.user, expoToken: Bool.random() ? r.token : nil, tokenId: r.id)
+                _ = try await store.revokeExpiredSessionDevice(
+                    subject: r.user, expoToken: Bool.random() ? r.token : nil, tokenId: r.id)
             } else {
                 _ = try await store.revokeExpiredSessionDevice(subject: user, expoToken: token, tokenId: nil)
             }

@@ -44,7 +44,8 @@ enum Stack {
         schema: String, expo: FakeExpo, extra: [String: String] = [:], sink: LogSink = .memory(),
         onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: (@Sendable (String) async -> Void)? = nil
     ) async throws -> PushRuntime {
-        let configuration = PushConfiguration(Environment(try environment(schema: schema, expo: expo.baseURL, extra: extra)))
+        let configuration = PushConfiguration(
+            Environment(try environment(schema: schema, expo: expo.baseURL, extra: extra)))
         return try await PushRuntime.make(
             configuration: configuration, logger: Logger(label: "push-tests", level: .debug, sink: sink),
             onLockHeld: onLockHeld, onHeartbeat: onHeartbeat)
@@ -141,7 +142,8 @@ final class FakeExpo: Sendable {
                     case "ok"?: data[id] = .object(["status": .string("ok")])
                     case let error?:
                         data[id] = .object([
-                            "status": .string("error"), "message": .string("x"), "details": .object(["error": .string(error)]),
+                            "status": .string("error"), "message": .string("x"),
+                            "details": .object(["error": .string(error)]),
                         ])
                     case nil: break
                     }
@@ -200,7 +202,8 @@ final class FakeExpo: Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool
+{
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
@@ -211,12 +214,15 @@ func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () asyn
 
 /// A request for `users` with one dedupe item.
 func pushRequest(
-    users: [String], eventKey: PushEventKey? = .identifyDone, tokenId: String? = nil, dedupeKey: String = UUID().uuidString,
-    title: String = "Found it", body: String = "$SBUX — Starbucks", data: [String: JSONValue] = ["kind": .string("identify_done")],
+    users: [String], eventKey: PushEventKey? = .identifyDone, tokenId: String? = nil,
+    dedupeKey: String = UUID().uuidString,
+    title: String = "Found it", body: String = "$SBUX — Starbucks",
+    data: [String: JSONValue] = ["kind": .string("identify_done")],
     target: PushTarget = PushTarget(type: "company", fields: ["ticker": .string("SBUX")]), ttl: Int? = nil
 ) -> PushRequest {
     PushRequest(
-        id: UUID().uuidString.lowercased(), userIds: users, tokenId: tokenId, eventKey: eventKey, title: title, body: body,
+        id: UUID().uuidString.lowercased(), userIds: users, tokenId: tokenId, eventKey: eventKey, title: title,
+        body: body,
         data: data, target: target, dedupe: [PushDedupe(slot: eventKey?.rawValue ?? "test", key: dedupeKey)],
         ttlSeconds: ttl)
 }
@@ -224,7 +230,8 @@ func pushRequest(
 extension PushStore {
     /// Registers and opts the installation into `keys` (and the product switch).
     @discardableResult
-    func registerEnabled(_ user: String, _ token: String, keys: [PushEventKey] = [.identifyDone]) async throws -> String {
+    func registerEnabled(_ user: String, _ token: String, keys: [PushEventKey] = [.identifyDone]) async throws -> String
+    {
         let registration = try await register(userId: user, expoToken: token, platform: "ios", deviceId: nil)
         var patch: [String: JSONValue] = ["notifications_enabled": .bool(true)]
         for key in keys { patch[key.rawValue] = .bool(true) }

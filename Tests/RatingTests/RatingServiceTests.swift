@@ -142,6 +142,17 @@ import TestSupport
         await fixture.shutdown()
     }
 
+    @Test func aSlowMarketDataProviderCostsNoMoreThanTheSourceBudget() async throws {
+        var market = MarketFake.Options()
+        market.delay = .seconds(2)
+        let fixture = try RatingFixture(market: market)
+        let started = ContinuousClock.now
+        let evidence = await fixture.collector(redis: nil, perSource: .milliseconds(500)).collect(uniqueTicker())
+        #expect(ContinuousClock.now - started < .milliseconds(900))
+        #expect(evidence.map(\.id) == [.prism, .situate, .peerForecast])
+        await fixture.shutdown()
+    }
+
     @Test func concurrentRequestsForOneTickerShareOneComputation() async throws {
         let redis = try await redisClient()
         var rules = JevFake.Rules()

@@ -146,6 +146,17 @@ struct IntentRulesTests {
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(1400) && elapsed < .milliseconds(2500))
         #expect(answer.method == .fallback)
+        // The same through the market-data boundary, whose shared quote fetch ignores cancellation.
+        var options = MarketFake.Options()
+        options.delay = .seconds(4)
+        let fixture = try RatingFixture(market: options)
+        let market = MarketFake.client(fixture.market)
+        let slowMarket = Self.resolver(jev: nil, redis: nil, probe: { await market.quote($0) != nil })
+        let marketStarted = ContinuousClock.now
+        #expect(await slowMarket.resolve(q: "ZZZR", lat: nil, lng: nil).method == .fallback)
+        #expect(ContinuousClock.now - marketStarted < .milliseconds(2500))
+        await fixture.shutdown()
+
         let fast = Self.resolver(jev: nil, redis: nil, probe: { $0 == "MSFT" })
         #expect(await fast.resolve(q: "msft", lat: nil, lng: nil).probability == 0.95)
         // Cashtags and questions never probe.

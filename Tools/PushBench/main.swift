@@ -87,12 +87,15 @@ try await seedPool.execute(
            '{"notifications_enabled": true, "identify_done": true}'::jsonb
       FROM generate_series(1, \(maxTokens)) g
     """)
-try await seedPool.withConnection { try await $0.simpleQuery("ANALYZE \(schema).push_tokens; ANALYZE \(schema).push_token_claims") }
+try await seedPool.withConnection {
+    try await $0.simpleQuery("ANALYZE \(schema).push_tokens; ANALYZE \(schema).push_token_claims")
+}
 
 /// Sum and count per batch step, from the dispatcher's own histogram (`push_batch_phase_seconds`).
 func phaseTotals() -> [String: (sum: Double, count: Double)] {
     var totals: [String: (sum: Double, count: Double)] = [:]
-    for line in MetricsRegistry.shared.render().split(separator: "\n") where line.hasPrefix("push_batch_phase_seconds_") {
+    for line in MetricsRegistry.shared.render().split(separator: "\n") where line.hasPrefix("push_batch_phase_seconds_")
+    {
         guard let open = line.firstIndex(of: "\""), let close = line[line.index(after: open)...].firstIndex(of: "\""),
             let value = Double(line.split(separator: " ").last ?? "")
         else { continue }
@@ -109,14 +112,15 @@ final class Cursor: Sendable {
 }
 
 /// Delivers requests of 100 users each for the first `tokens` users, `requestsInFlight` at a time per replica.
-func run(_ label: String, replicas: [PushRuntime], tokens: Int) async -> Void {
+func run(_ label: String, replicas: [PushRuntime], tokens: Int) async {
     holds.withLock { $0 = [] }
     handedOff.store(0, ordering: .relaxed)
     let run = UUID().uuidString
     let requests = stride(from: 1, through: tokens, by: 100).map { start in
         PushRequest(
             id: UUID().uuidString, userIds: (start..<min(tokens + 1, start + 100)).map { "usr_bench_\($0)" },
-            eventKey: .identifyDone, title: "Found it", body: "$SBUX — Starbucks", data: ["kind": .string("identify_done")],
+            eventKey: .identifyDone, title: "Found it", body: "$SBUX — Starbucks",
+            data: ["kind": .string("identify_done")],
             target: PushTarget(type: "company", fields: ["ticker": .string("SBUX")]),
             dedupe: [PushDedupe(slot: "identify_done", key: run)])
     }
@@ -139,7 +143,9 @@ func run(_ label: String, replicas: [PushRuntime], tokens: Int) async -> Void {
     let elapsed = (ContinuousClock.now - started).inSeconds
     let sent = handedOff.load(ordering: .relaxed)
     let sorted = holds.withLock { $0 }.sorted()
-    func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
+    func percentile(_ p: Double) -> Double {
+        sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+    }
     let padded = label.padding(toLength: 26, withPad: " ", startingAt: 0)
     print(
         padded
@@ -147,7 +153,8 @@ func run(_ label: String, replicas: [PushRuntime], tokens: Int) async -> Void {
                 format: "%6d tokens in %6.2f s = %7.0f tokens/s   lock hold p50 %6.2f ms  p99 %6.2f ms  (%d batches)",
                 sent, elapsed, Double(sent) / elapsed, percentile(0.5), percentile(0.99), sorted.count))
     let after = phaseTotals()
-    let steps = ["select", "claim", "pace", "lock", "validate", "expo", "finalize", "unlock"].compactMap { phase -> String? in
+    let steps = ["select", "claim", "pace", "lock", "validate", "expo", "finalize", "unlock"].compactMap {
+        phase -> String? in
         guard let end = after[phase] else { return nil }
         let start = before[phase] ?? (0, 0)
         let n = end.count - start.count
@@ -161,7 +168,11 @@ if env.get("BENCH_DIAG") == "1" {
     for label in ["select 1", "select 1 (params)"] {
         let t0 = ContinuousClock.now
         for i in 0..<200 {
-            if label == "select 1" { _ = try await pool.query("SELECT 1") } else { _ = try await pool.query("SELECT \(i)::int") }
+            if label == "select 1" {
+                _ = try await pool.query("SELECT 1")
+            } else {
+                _ = try await pool.query("SELECT \(i)::int")
+            }
         }
         print(label, (ContinuousClock.now - t0) / 200)
     }
@@ -171,8 +182,9 @@ if env.get("BENCH_DIAG") == "1" {
         print("same connection", (ContinuousClock.now - t0) / 200)
     }
 }
-print("push bench: \(tokenCount) tokens unpaced, \(pacedTokens) paced; 100 per request; \(requestsInFlight) requests in flight "
-    + "per replica; PUSH_MAX_CONCURRENT_HANDOFFS=\(handoffs)")
+print(
+    "push bench: \(tokenCount) tokens unpaced, \(pacedTokens) paced; 100 per request; \(requestsInFlight) requests in flight "
+        + "per replica; PUSH_MAX_CONCURRENT_HANDOFFS=\(handoffs)")
 let one = try await replicas(1, pace: 0)
 await run("1 replica, pace lifted", replicas: one, tokens: tokenCount)
 for r in one { await r.close() }

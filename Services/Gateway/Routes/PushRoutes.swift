@@ -30,13 +30,16 @@ struct PushRoutes: Sendable {
                 let token = PushWire.expoToken(body["token"])
                 let tokenId = PushWire.tokenId(body["tokenId"])
                 guard token != nil || tokenId != nil, body["token"] == nil || token != nil,
-                    body["tokenId"] == nil || tokenId != nil, case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
+                    body["tokenId"] == nil || tokenId != nil,
+                    case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
                 else { return .error(400, "valid ExponentPushToken or opaque tokenId required") }
                 let rejected = HTTPResponse.error(401, "expired session recovery token required")
                 guard let bearer = SessionTokens.bearer(context.request.head.headers["Authorization"]),
                     let session = try? tokens.verifyExpiredSession(bearer)
                 else { return rejected }
-                if tokenId == nil && Date().timeIntervalSince(session.expiredAt) > Self.expiredRecoveryWindow { return rejected }
+                if tokenId == nil && Date().timeIntervalSince(session.expiredAt) > Self.expiredRecoveryWindow {
+                    return rejected
+                }
                 return await call(
                     PushRevokeExpiredSessionDeviceCommand.name, key: session.userId,
                     PushRevokeExpiredSessionDeviceCommand(
@@ -55,7 +58,8 @@ struct PushRoutes: Sendable {
             Route("POST", "/v1/push/register", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
                 let body = Self.object(context.request)
-                guard let token = PushWire.expoToken(body["token"]), case .success(let platform) = PushWire.platform(body["platform"]),
+                guard let token = PushWire.expoToken(body["token"]),
+                    case .success(let platform) = PushWire.platform(body["platform"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
                 else { return .error(400, "valid ExponentPushToken required") }
                 return await call(
@@ -82,7 +86,8 @@ struct PushRoutes: Sendable {
                 }
                 guard let tokenId = PushWire.tokenId(raw) else { return .error(400, "valid tokenId required") }
                 return await call(
-                    PushPrefsReadCommand.name, key: userId, PushPrefsReadCommand(userId: userId, tokenId: tokenId), context)
+                    PushPrefsReadCommand.name, key: userId, PushPrefsReadCommand(userId: userId, tokenId: tokenId),
+                    context)
             },
             Route("DELETE", "/v1/push/token/:id", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
