@@ -15,7 +15,8 @@ export PORT=${PORT:-3001}
 
 pids=()
 shutdown() {
-  trap - INT TERM EXIT
+  trap '' INT TERM  # a second Ctrl-C must not skip stopping the stack
+  trap - EXIT
   stack_log "stopping"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
