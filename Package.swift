@@ -56,7 +56,7 @@ let package = Package(
         shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
-        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Runtime", "Contracts"]),
+        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts"]),
         shared("Finance", ["Contracts", "Runtime"]),
         shared("Jev", ["HTTPClient", "Runtime"]),
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
@@ -95,7 +95,7 @@ let package = Package(
                           path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["HTTPServer", "Runtime"], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
                 swiftSettings: swiftSettings),
         tests("RuntimeTests", ["Runtime"]),
         tests("ContractsTests", ["Contracts"]),

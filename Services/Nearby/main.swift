@@ -17,12 +17,8 @@ import ServiceKit
 await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await RedisClient.make(
-        url: env.get("REDIS_URL", default: "redis://127.0.0.1:6379"), size: env.get("REDIS_POOL_SIZE", default: 8),
-        logger: logger)
-    let db = try await PostgresPool.make(
-        url: env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest"),
-        size: env.get("POSTGRES_POOL_SIZE", default: 8), logger: logger)
+    let redis = try await context.makeRedis()
+    let db = try await context.makePostgres()
     try await CapturesStore.migrate(db)
     try await BrandTickerCache.migrate(db)
 

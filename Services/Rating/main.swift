@@ -15,9 +15,7 @@ import ServiceKit
 await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await RedisClient.make(
-        url: env.get("REDIS_URL", default: "redis://127.0.0.1:6379"), size: env.get("REDIS_POOL_SIZE", default: 8),
-        logger: logger)
+    let redis = try await context.makeRedis()
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let jev = JevClient.fromEnvironment(env, logger: logger)
     if env.get("JEV_API_KEY") == nil {

@@ -4,6 +4,7 @@ import Kafka
 import Postgres
 import PushCore
 import Runtime
+import TestSupport
 import Testing
 
 /// A PushDispatcher process SIGKILLed in the middle of an Expo handoff (CONTRACT.md §i.7): its session locks go with
@@ -50,7 +51,7 @@ import Testing
         let token = Make.expoToken()
         let tokenId = try await survivor.store.registerEnabled(user, token)
 
-        let doomed = try await BinaryProcess.start(
+        let doomed = try await ServiceProcess.start(
             "PushDispatcher",
             extra: [
                 "PUSH_ROLES": "dispatch", "PUSH_SCHEMA": schema, "PUSH_REQUESTS_TOPIC": topic,
@@ -73,7 +74,7 @@ import Testing
         #expect(try await count(db, lockQuery) == 1)
         #expect(try await count(db, "SELECT count(*) FROM \(unescaped: s.deliveries) WHERE lease_until > now()") == 1)
 
-        doomed.kill()  // SIGKILL: no finalize, no unlock, no commit
+        doomed.kill(signal: SIGKILL)  // no finalize, no unlock, no commit
         #expect(await eventually(timeout: .seconds(10)) { (try? await count(db, lockQuery)) == 0 })
         #expect(try await count(db, "SELECT count(*) FROM \(unescaped: s.deliveries)") == 1)  // the lease is left …
         #expect(

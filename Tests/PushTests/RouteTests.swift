@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import Postgres
 import Runtime
+import TestSupport
 import Testing
 
 /// `/v1/push/*` end to end (CONTRACT.md §i.2): HTTP → Gateway → Kafka → PushDispatcher → Kafka → Gateway → HTTP,
@@ -74,7 +75,7 @@ import Testing
     }
 
     func routes(schema: String) async throws {
-        let push = try await BinaryProcess.start(
+        let push = try await ServiceProcess.start(
             "PushDispatcher",
             extra: [
                 "PUSH_ROLES": "commands", "PUSH_SCHEMA": schema, "EXPO_BASE_URL": "http://127.0.0.1:1",
@@ -82,7 +83,7 @@ import Testing
             ])
         defer { push.kill() }
         let port = try freePort()
-        let gateway = try await BinaryProcess.start(
+        let gateway = try await ServiceProcess.start(
             "Gateway",
             extra: [
                 "PORT": String(port), "GATEWAY_INSTANCE_ID": "push-routes-\(Hex.random(bytes: 4))",

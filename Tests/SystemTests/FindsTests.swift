@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 extension SystemTests {

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 /// Every system test runs serially: they share the identify consumer group and the gateway budgets.

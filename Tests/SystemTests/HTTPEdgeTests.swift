@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import HTTPClient
 import Runtime
+import TestSupport
 import Testing
 
 extension SystemTests {

@@ -131,6 +131,7 @@ extension SystemTests {
             // Signed in: a Starbucks find recorded here (through Identify's journal and its event) shows as captured.
             let token = try await FindsTests.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
+            try await SystemClient.waitForIdentify(gateway, auth: auth)
             let journal = """
                 {"finds":[{"brand":"Starbucks","ticker":"SBUX","isPublic":true,"confidence":"high","lat":\(center.lat),"lng":\(center.lng)}]}
                 """

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import TestSupport
 
 /// HTTP calls the system tests make against a gateway.
 enum SystemClient {
@@ -44,4 +45,16 @@ extension SystemClient {
     }
 
     static func text(_ response: HTTPClientResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+}
+
+extension SystemClient {
+    /// Waits until Identify answers through `gateway` (a freshly started replica first waits for its consumer group
+    /// to settle), so a test's first real command is not spent on that.
+    static func waitForIdentify(_ gateway: GatewayProcess, auth: [(String, String)]) async throws {
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline {
+            if try await send(gateway, "GET", "/v1/finds?limit=1", headers: auth).status == 200 { return }
+        }
+        throw Failure("Identify did not answer through the gateway within 40 s")
+    }
 }

@@ -1,14 +1,13 @@
 import Foundation
 import Synchronization
 import HTTPClient
-import TestSupport
 
-/// A service binary started by a test, with its own admin port, killed when the test is done.
-final class ServiceProcess: @unchecked Sendable {
-    let name: String
-    let adminPort: Int
-    let process: Process
-    let logFile: URL
+/// A service binary started by a test from `MAPVEST_BIN_DIR`, with its own admin port, killed when the test is done.
+public final class ServiceProcess: @unchecked Sendable {
+    public let name: String
+    public let adminPort: Int
+    public let process: Process
+    public let logFile: URL
 
     private init(name: String, adminPort: Int, process: Process, logFile: URL) {
         self.name = name
@@ -34,7 +33,7 @@ final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Starts `binary` from `MAPVEST_BIN_DIR` with the test stack's environment plus `extra`, and waits for `/readyz`.
-    static func start(_ binary: String, extra: [String: String] = [:]) async throws -> ServiceProcess {
+    public static func start(_ binary: String, extra: [String: String] = [:]) async throws -> ServiceProcess {
         await waitForStoppedProcesses()
         let binDir = try TestEnvironment.require("MAPVEST_BIN_DIR")
         let adminPort = try freePort()
@@ -58,7 +57,7 @@ final class ServiceProcess: @unchecked Sendable {
         return service
     }
 
-    func waitUntilReady(timeout: Duration = .seconds(30)) async throws {
+    public func waitUntilReady(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if !process.isRunning { throw Failure("\(name) exited early: \(log.suffix(2000))") }
@@ -70,18 +69,18 @@ final class ServiceProcess: @unchecked Sendable {
         throw Failure("\(name) not ready after \(timeout): \(log.suffix(2000))")
     }
 
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// SIGTERM by default: the service drains and leaves its consumer group, so the next test's replicas take
     /// over at once instead of waiting out the session timeout.
-    func kill(signal: Int32 = SIGTERM) {
+    public func kill(signal: Int32 = SIGTERM) {
         guard process.isRunning else { return }
         Self.stopping.withLock { $0.append(process) }
         Foundation.kill(process.processIdentifier, signal)
     }
 
     /// Sends SIGTERM and waits for a clean exit.
-    func stop() async -> Int32 {
+    public func stop() async -> Int32 {
         kill(signal: SIGTERM)
         for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(signal: SIGKILL) }
@@ -92,13 +91,14 @@ final class ServiceProcess: @unchecked Sendable {
     deinit { kill() }
 }
 
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A setup step of a test that failed, with what went wrong.
+public struct Failure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A TCP port that was free a moment ago on 127.0.0.1.
-func freePort() throws -> Int {
+public func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw Failure("socket failed") }
     defer { close(fd) }
@@ -112,27 +112,4 @@ func freePort() throws -> Int {
     }
     guard bound else { throw Failure("bind failed") }
     return Int(UInt16(bigEndian: addr.sin_port))
-}
-
-/// A gateway process and its public base URL.
-struct GatewayProcess {
-    let process: ServiceProcess
-    let port: Int
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// Starts a gateway. Limits are off unless `limits` is true (routing tests must not trip the identify buckets,
-    /// which key anonymous callers by IP and every test client is 127.0.0.1).
-    static func start(instance: String, limits: Bool = false, extra: [String: String] = [:]) async throws
-        -> GatewayProcess
-    {
-        let port = try freePort()
-        var env = ["PORT": String(port), "GATEWAY_INSTANCE_ID": instance, "AUTH_RETURN_CODE": "1"]
-        if limits {
-            env["TRUSTED_PROXY_HOPS"] = "1"
-        } else {
-            env["GATEWAY_LIMITS"] = "off"
-        }
-        for (k, v) in extra { env[k] = v }
-        return GatewayProcess(process: try await ServiceProcess.start("Gateway", extra: env), port: port)
-    }
 }
