@@ -182,7 +182,8 @@ final class ServerCore: Sendable {
             if size > 0 {
                 let (total, overflow) = ctx.received.addingReportingOverflow(size)
                 if overflow || total > oversizeDiscardLimit {
-                    logger.debug("oversized upload aborted", ["http.path": .string(ctx.head?.path ?? "")])
+                    // Never the path in logs: it may hold token ids.
+                    logger.debug("oversized upload aborted", ["http.method": .string(ctx.head?.method ?? "")])
                     return .NO  // closes the connection without an answer
                 }
                 ctx.received = total
