@@ -38,7 +38,7 @@ struct GatewayHandler: HTTPHandler {
         } else if let admin = admin.response(method: head.method, path: head.path) {
             (template, response) = (head.path, admin)
             metrics = RouteMetrics.unrouted(template, method: head.method)
-        } else if let (route, _) = router.match(method: head.method, path: head.path), let now = route.immediate {
+        } else if let route = router.immediateRoute(method: head.method, path: head.path), let now = route.immediate {
             (template, response, metrics) = (route.template, now(), route.metrics)
         } else {
             return nil

@@ -85,9 +85,19 @@ struct Route: Sendable {
 /// Matches method + path against route templates whose `:name` segments capture one path segment.
 struct Router: Sendable {
     private let routes: [(route: Route, segments: [Substring])]
+    /// Immediate routes have no parameters: found by one hash lookup on the hot path.
+    private let immediate: [String: Route]
 
     init(_ routes: [Route]) {
         self.routes = routes.map { ($0, $0.template.split(separator: "/", omittingEmptySubsequences: false)) }
+        var immediate: [String: Route] = [:]
+        for route in routes where route.immediate != nil { immediate[route.method + " " + route.template] = route }
+        self.immediate = immediate
+    }
+
+    /// The immediate route for exactly this method and path, if any.
+    func immediateRoute(method: String, path: String) -> Route? {
+        immediate.isEmpty ? nil : immediate[method + " " + path]
     }
 
     func match(method: String, path: String) -> (Route, [String: String])? {
