@@ -31,15 +31,11 @@ stack_start .stack/bench "$BIN"
 PORT=$(stack_free_port)
 ADMIN_PORT=$(stack_free_port) "$BIN/Identify" 2>.stack/bench/identify.log & pids+=($!); IDENTIFY_PID=$!
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench GATEWAY_LIMITS=off "$BIN/Gateway" 2>.stack/bench/gateway.log & pids+=($!); GATEWAY_PID=$!
-declare -A OTHER
-for svc in Nearby Rating Briefs PushDispatcher; do
-  ADMIN_PORT=$(stack_free_port) "$BIN/$svc" 2>".stack/bench/$svc.log" & pids+=($!); OTHER[$svc]=$!
-done
 for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 sleep 3
 
 rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$1/status"; }
-echo "== idle RSS: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_PID) · nearby $(rss ${OTHER[Nearby]}) · rating $(rss ${OTHER[Rating]}) · briefs $(rss ${OTHER[Briefs]}) · push $(rss ${OTHER[PushDispatcher]}) · dev broker $(rss "$(cat .stack/bench/broker.pid)")"
+echo "== idle RSS: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_PID) · dev broker $(rss "$(cat .stack/bench/broker.pid)")"
 
 # nginx serving a static file, for comparison.
 NGINX_PORT=$(stack_free_port)
@@ -76,3 +72,12 @@ echo "== open loop at ${RATE}/s for ${DURATION}s"
   --body-file .stack/bench/identify.body --header "Content-Type: multipart/form-data; boundary=$BOUNDARY" \
   --header "X-Device-Id: bench" --label "POST /v1/identify by hint (Kafka round trip)"
 echo "== RSS after load: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_PID)"
+
+# The other services, idle (started last: on the dev broker every idle consumer polls, which would tax the figures
+# above).
+declare -A OTHER
+for svc in Nearby Rating Briefs PushDispatcher; do
+  ADMIN_PORT=$(stack_free_port) "$BIN/$svc" 2>".stack/bench/$svc.log" & pids+=($!); OTHER[$svc]=$!
+done
+sleep 6
+echo "== idle RSS: nearby $(rss ${OTHER[Nearby]}) · rating $(rss ${OTHER[Rating]}) · briefs $(rss ${OTHER[Briefs]}) · push $(rss ${OTHER[PushDispatcher]})"
