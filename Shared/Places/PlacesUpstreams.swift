@@ -110,21 +110,7 @@ struct GooglePlaces: Sendable {
             for await (index, result) in group { out[index] = result }
             return out.compactMap { $0 }
         }
-        var merged: [Place] = []
-        var seen = Set<String>()
-        var firstFailure: PlacesFailure?
-        var anySuccess = false
-        for result in results {
-            switch result {
-            case .success(let places):
-                anySuccess = true
-                for place in places where seen.insert(place.id).inserted { merged.append(place) }
-            case .failure(let failure):
-                if firstFailure == nil { firstFailure = failure }
-            }
-        }
-        if !anySuccess, let firstFailure { return .failure(firstFailure) }
-        return .success(merged)
+        return PlacesMerge.merge(results)
     }
 
     private struct Envelope: Decodable {
@@ -301,28 +287,10 @@ struct Photon: Sendable {
             for await (index, result) in group { out[index] = result }
             return out.compactMap { $0 }
         }
-        var merged: [Place] = []
-        var seen = Set<String>()
-        var firstFailure: PlacesFailure?
-        var anySuccess = false
-        for result in results {
-            switch result {
-            case .success(let places):
-                anySuccess = true
-                for place in places
-                where seen.insert(place.id).inserted
-                    && haversineMetres(
-                        lat1: center.lat, lng1: center.lng, lat2: place.location.lat, lng2: place.location.lng)
-                        <= Double(radius)
-                {
-                    merged.append(place)
-                }
-            case .failure(let failure):
-                if firstFailure == nil { firstFailure = failure }
-            }
+        return PlacesMerge.merge(results) { place in
+            haversineMetres(lat1: center.lat, lng1: center.lng, lat2: place.location.lat, lng2: place.location.lng)
+                <= Double(radius)
         }
-        if !anySuccess, let firstFailure { return .failure(firstFailure) }
-        return .success(merged)
     }
 
     private struct Envelope: Decodable {
@@ -391,4 +359,28 @@ struct Photon: Sendable {
 func nonEmpty(_ s: String) -> String? {
     let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
     return trimmed.isEmpty ? nil : trimmed
+}
+
+/// Merges the answers of parallel place queries: places deduplicated by id in query order, kept by `keep`; a failure
+/// only when no query succeeded (then the first failure).
+enum PlacesMerge {
+    static func merge(
+        _ results: [Result<[Place], PlacesFailure>], keep: (Place) -> Bool = { _ in true }
+    ) -> Result<[Place], PlacesFailure> {
+        var merged: [Place] = []
+        var seen = Set<String>()
+        var firstFailure: PlacesFailure?
+        var anySuccess = false
+        for result in results {
+            switch result {
+            case .success(let places):
+                anySuccess = true
+                for place in places where keep(place) && seen.insert(place.id).inserted { merged.append(place) }
+            case .failure(let failure):
+                if firstFailure == nil { firstFailure = failure }
+            }
+        }
+        if !anySuccess, let firstFailure { return .failure(firstFailure) }
+        return .success(merged)
+    }
 }
