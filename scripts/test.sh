@@ -18,4 +18,5 @@ rm -rf .stack/test
 trap stack_stop EXIT
 stack_start .stack/test "$MAPVEST_BIN_DIR"
 
-swift test --skip-build "$@"
+# Serial: many tests bound real timeouts and budgets, and two cores under a fully parallel suite distort them.
+swift test --skip-build --no-parallel "$@"
