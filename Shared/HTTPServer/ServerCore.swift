@@ -282,8 +282,10 @@ final class ServerCore: Sendable {
             return Array(s.contexts.values)
         }
         for ctx in contexts {
-            ctx.handoff.withLock { $0.task }?.cancel()
+            // Answer first, then cancel: a cancelled handler that returns at once must not beat the 503.
+            let task = ctx.handoff.withLock { $0.task }
             complete(ctx, .response(Self.shutdownResponse))
+            task?.cancel()
         }
     }
 
