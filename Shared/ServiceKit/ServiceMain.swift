@@ -39,7 +39,7 @@ public enum ServiceMain {
         do {
             let readiness = Readiness()
             let kafka = KafkaConfiguration.fromEnvironment(environment)
-            try await ensureStandardTopics(configuration: kafka, logger: logger)
+            try await ensureStandardTopics(configuration: kafka, logger: logger, environment: environment)
             let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
             let context = ServiceContext(
                 name: name, environment: environment, logger: logger, readiness: readiness, kafka: kafka,
@@ -50,37 +50,16 @@ public enum ServiceMain {
                     port: environment.get("ADMIN_PORT", default: defaultAdminPort), threads: 1, name: "admin"),
                 handler: AdminHandler(endpoints: AdminEndpoints(readiness: readiness)), logger: logger)
             let parts = try await makeParts(context)
+            // Every variable has been read by now: one that is set but unparseable stops the binary here.
+            try environment.validate()
+            // Stopped in reverse: the parts first, then the producer (it flushes what they produced), then admin.
             let group = ServiceGroup(
-                services: [admin, ProducerFlush(producer: producer)] + parts, readiness: readiness, logger: logger,
+                services: [admin, producer] + parts, readiness: readiness, logger: logger,
                 shutdownTimeout: environment.milliseconds("SHUTDOWN_TIMEOUT_MS", default: .seconds(25)))
             try await group.run()
         } catch {
             logger.error("exiting", ["error": "\(error)"])
             exit(1)
         }
-    }
-}
-
-/// Flushes the producer when the group stops (it stops after every part that produces).
-struct ProducerFlush: Service {
-    let producer: KafkaProducer
-    private let stop = AsyncStream<Void>.makeStream()
-    var name: String { "producer" }
-
-    init(producer: KafkaProducer) { self.producer = producer }
-
-    func run() async throws {
-        for await _ in stop.stream { break }
-    }
-
-    func shutdown() async {
-        let producer = self.producer
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                producer.flush(timeout: .seconds(10))
-                done.resume()
-            }
-        }
-        stop.continuation.finish()
     }
 }

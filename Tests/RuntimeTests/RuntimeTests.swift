@@ -47,6 +47,28 @@ struct EnvironmentTests {
         #expect(!env.isDevelopment)
         #expect(Environment(["MAPVEST_ENV": "dev"]).isDevelopment)
         #expect(throws: ConfigurationError.self) { try env.require("MISSING") }
+        #expect(throws: Never.self) { try env.validate() }
+    }
+
+    @Test func aSetButUnparseableVariableIsAStartupErrorNamingIt() throws {
+        let env = Environment(["PORT": "abc", "TIMEOUT_MS": "-5", "OK": "7"])
+        #expect(env.get("PORT", default: 3001) == 3001)
+        #expect(env.milliseconds("TIMEOUT_MS", default: .seconds(1)) == .seconds(1))
+        #expect(env.get("OK", default: 0) == 7)
+        let error = try #require(throws: ConfigurationError.self) { try env.validate() }
+        #expect(error.key == "PORT")
+        #expect(error.description.contains("PORT is set to \"abc\""))
+        #expect(error.description.contains("TIMEOUT_MS"))
+        #expect(!error.description.contains("OK "))
+    }
+
+    @Test func requireParsesOrNamesTheVariable() throws {
+        let env = Environment(["N": " 42 ", "BAD": "4x"])
+        #expect(try env.require("N", as: Int.self) == 42)
+        let bad = try #require(throws: ConfigurationError.self) { try env.require("BAD", as: Int.self) }
+        #expect(bad.key == "BAD")
+        let missing = try #require(throws: ConfigurationError.self) { try env.require("NONE", as: Int.self) }
+        #expect(missing.reason == "is required")
     }
 
     @Test func timestampsAreISO8601WithMilliseconds() {
@@ -91,5 +113,70 @@ struct ServiceGroupTests {
         try await running
         #expect(!readiness.isReady)
         #expect(Array(await events.list.suffix(2)) == ["stop b", "stop a"])
+    }
+
+    /// Runs until asked to stop, or returns (or throws) by itself after `endsAfter`.
+    final class Ending: Service {
+        let name: String
+        let endsAfter: Duration
+        let throwing: Bool
+        init(_ name: String, endsAfter: Duration, throwing: Bool) {
+            self.name = name
+            self.endsAfter = endsAfter
+            self.throwing = throwing
+        }
+        struct Failure: Error {}
+        func run() async throws {
+            try? await Task.sleep(for: endsAfter)
+            if throwing { throw Failure() }
+        }
+        func shutdown() async {}
+    }
+
+    @Test func aServiceThatReturnsOnItsOwnStopsTheGroupAndMakesItThrow() async throws {
+        let events = Events()
+        let readiness = Readiness()
+        let group = ServiceGroup(
+            services: [Recorder("a", events), Ending("quitter", endsAfter: .milliseconds(50), throwing: false)],
+            readiness: readiness, logger: Logger(label: "t", sink: .memory()))
+        let error = await #expect(throws: ServiceGroupError.self) { try await group.run() }
+        #expect(error?.service == "quitter")
+        #expect(!readiness.isReady)
+        #expect(await events.list == ["run a", "stop a"])
+    }
+
+    @Test func aServiceThatThrowsStopsTheOthersAndTheErrorSurfaces() async throws {
+        let events = Events()
+        let group = ServiceGroup(
+            services: [Recorder("a", events), Ending("broken", endsAfter: .milliseconds(50), throwing: true)],
+            readiness: Readiness(), logger: Logger(label: "t", sink: .memory()))
+        await #expect(throws: Ending.Failure.self) { try await group.run() }
+        #expect(await events.list.last == "stop a")
+    }
+
+    /// A service whose shutdown never finishes: the group gives up at its one total deadline.
+    final class Stuck: Service {
+        let name = "stuck"
+        func run() async throws {
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        func shutdown() async {
+            try? await Task.sleep(for: .seconds(30))
+        }
+    }
+
+    @Test func oneTotalDeadlineBoundsTheShutdown() async throws {
+        let events = Events()
+        let group = ServiceGroup(
+            services: [Recorder("a", events), Stuck()], readiness: Readiness(),
+            logger: Logger(label: "t", sink: .memory()), shutdownTimeout: .milliseconds(300), onStuck: {})
+        async let running: Void = group.run()
+        while await events.list.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let started = ContinuousClock.now
+        group.triggerShutdown(reason: "test")
+        try await running
+        // The stuck part used the whole budget; "a" was cancelled rather than waited for beyond it.
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(await events.list == ["run a"])
     }
 }
