@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
       replicas[$svc]=$n
       ;;
     -h | --help)
-      sed -n '2,13p' "$0"
+      sed -n '2,11p' "$0" | cut -c3-
       exit 0
       ;;
     *)

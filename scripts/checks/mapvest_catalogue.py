@@ -91,6 +91,18 @@ class Catalogue:
             for i, v in enumerate(node):
                 yield from self.all_refs(v, f"{path}/{i}")
 
+    def null_keys(self, node=..., path="#"):
+        """Keys without a value (outside the `messages` maps, which may be empty)."""
+        node = self.doc if node is ... else node
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if v is None and k != "messages":
+                    yield path, k
+                yield from self.null_keys(v, f"{path}/{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from self.null_keys(v, f"{path}/{i}")
+
     def message(self, channel_id, message_id):
         """The message with its traits applied (the message's own fields win)."""
         raw = self.deref(self.doc["channels"][channel_id]["messages"][message_id])
