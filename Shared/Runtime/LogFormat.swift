@@ -24,30 +24,13 @@ public enum LogFormat: Sendable, Equatable {
         return line + "\n"
     }
 
-    /// The value bare when it is a plain token, else in double quotes with `\`, `"` and control characters escaped.
+    /// The value bare when it is a plain token, else as a JSON string literal (escaped quotes and controls).
     static func quoted(_ value: String) -> String {
         let plain =
             !value.isEmpty
             && value.unicodeScalars.allSatisfy {
                 $0.value > 0x20 && $0.value != 0x7F && $0 != "=" && $0 != "\"" && $0 != "\\"
             }
-        if plain { return value }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return plain ? value : JSONText.quote(value)
     }
 }
