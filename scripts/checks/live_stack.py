@@ -40,7 +40,8 @@ def report(ok, text):
 
 
 class FakeExpo:
-    """Expo's push API on loopback: records each message and answers every ticket ok."""
+    """Expo's push API on loopback: records each message; tickets are ok, except `DeviceNotRegistered` for tokens
+    containing `gone`."""
 
     def __init__(self):
         received, lock = [], threading.Lock()
@@ -52,7 +53,7 @@ class FakeExpo:
                     messages = json.loads(body)
                     with lock:
                         received.extend(messages)
-                    answer = {"data": [{"status": "ok", "id": f"ticket-{random.getrandbits(48):x}"} for _ in messages]}
+                    answer = {"data": [FakeExpo.ticket(m) for m in messages]}
                 else:
                     answer = {"data": {}}
                 payload = json.dumps(answer).encode()
@@ -73,6 +74,12 @@ class FakeExpo:
     def messages(self):
         with self._lock:
             return list(self._received)
+
+    @staticmethod
+    def ticket(message):
+        if "gone" in message.get("to", ""):
+            return {"status": "error", "message": "not registered", "details": {"error": "DeviceNotRegistered"}}
+        return {"status": "ok", "id": f"ticket-{random.getrandbits(48):x}"}
 
 
 def free(port):
@@ -190,6 +197,13 @@ def check_metrics(stack):
            f"kafka_consumer_lag is exported by every consuming service ({', '.join(sorted(lag))})")
 
 
+def check_uncovered_routes(stack):
+    """Routes no suite test drives, so the catalogue check also sees their commands and replies."""
+    status, body = outside.http("POST", f"{stack.gateway}/v1/resolve-comparable", {"brand": "Starbucks"})
+    report(status == 200 and (body or {}).get("brand", {}).get("isPublic") is True,
+           f"POST /v1/resolve-comparable answered {status} through Kafka")
+
+
 def check_restart(stack):
     tag, port = "rating", stack.admin["rating"]
     old = stack.pid(tag)
@@ -244,6 +258,7 @@ def main():
                f"piped (not a terminal) the services log JSON lines ({len(json_lines)} so far)")
         print("== outside consumer and producer", flush=True)
         outside.check(stack, expo, report)
+        check_uncovered_routes(stack)
         print("== live metrics", flush=True)
         check_metrics(stack)
         print("== restart", flush=True)

@@ -107,27 +107,37 @@ def sign_in(gateway):
     return token, me["user"]["id"]
 
 
+def opted_in_device(gateway, report, expo_token):
+    """A signed-in user with one device registered through the gateway and opted in to daily_brief."""
+    token, user_id = sign_in(gateway)
+    status, registered = http("POST", f"{gateway}/v1/push/register", {"token": expo_token}, token)
+    token_id = (registered or {}).get("id")
+    opted, _ = http("POST", f"{gateway}/v1/push/prefs",
+                    {"tokenId": token_id, "prefs": {"notifications_enabled": True, "daily_brief": True}}, token)
+    report(status == 200 and opted == 200, f"device registered ({status}) and opted in to daily_brief ({opted})")
+    return user_id
+
+
+def publish_as_operator(bootstrap, user_id, report):
+    """Runs the documented kcat block for `user_id`; returns the request id."""
+    request_id = f"ops-check-{secrets.token_hex(6)}"
+    with tempfile.TemporaryDirectory() as work:
+        env = dict(os.environ, BOOTSTRAP=bootstrap, USER_ID=user_id, REQUEST_ID=request_id)
+        run = subprocess.run(["bash", "-euo", "pipefail", "-c", operator_push_block()], cwd=work, env=env,
+                             capture_output=True, text=True, timeout=30)
+    report(run.returncode == 0, f"the kcat block of docs/OPERATIONS.md published {request_id} "
+           f"(exit {run.returncode}{', ' + run.stderr.strip()[:300] if run.returncode else ''})")
+    return request_id
+
+
 def check(stack, expo, report):
     """Runs the outside consumer and the operator's kcat command against `stack`; reports each result."""
     catalogue = Catalogue(os.path.join(ROOT, "docs", "asyncapi.yaml"))
     reader = EventReader(stack.bootstrap, catalogue)
     try:
-        token, user_id = sign_in(stack.gateway)
         expo_token = f"ExponentPushToken[ops{secrets.token_hex(8)}]"
-        status, registered = http("POST", f"{stack.gateway}/v1/push/register", {"token": expo_token}, token)
-        report(status == 200, f"device registered through the gateway ({status})")
-        token_id = (registered or {}).get("id")
-        status, _ = http("POST", f"{stack.gateway}/v1/push/prefs",
-                         {"tokenId": token_id, "prefs": {"notifications_enabled": True, "daily_brief": True}}, token)
-        report(status == 200, f"device opted in to daily_brief ({status})")
-
-        request_id = f"ops-check-{secrets.token_hex(6)}"
-        with tempfile.TemporaryDirectory() as work:
-            env = dict(os.environ, BOOTSTRAP=stack.bootstrap, USER_ID=user_id, REQUEST_ID=request_id)
-            run = subprocess.run(["bash", "-euo", "pipefail", "-c", operator_push_block()], cwd=work, env=env,
-                                 capture_output=True, text=True, timeout=30)
-        report(run.returncode == 0, f"the kcat block of docs/OPERATIONS.md published {request_id} "
-               f"(exit {run.returncode}{', ' + run.stderr.strip()[:300] if run.returncode else ''})")
+        user_id = opted_in_device(stack.gateway, report, expo_token)
+        request_id = publish_as_operator(stack.bootstrap, user_id, report)
 
         deadline = time.monotonic() + 30
         delivered = []
@@ -147,6 +157,18 @@ def check(stack, expo, report):
                and outcome[0]["data"] == {"eventKind": "operator_notice", "eventKey": "daily_brief", "count": 1},
                f"the outside consumer read mapvest.push.handed_off for {request_id}: "
                f"{json.dumps(outcome[0]['data']) if outcome else 'nothing'}")
+
+        # A device Expo no longer knows: the request fails, and says so on the events topic.
+        gone_id = publish_as_operator(stack.bootstrap, opted_in_device(
+            stack.gateway, report, f"ExponentPushToken[gone{secrets.token_hex(8)}]"), report)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and gone_id not in reader.by_key:
+            reader.poll(0.5)
+        failed = reader.by_key.get(gone_id, [])
+        report(len(failed) == 1 and failed[0]["type"] == "mapvest.push.failed"
+               and failed[0]["data"].get("invalidTokens") == 1,
+               f"the outside consumer read mapvest.push.failed for a device Expo does not know: "
+               f"{json.dumps(failed[0]['data']) if failed else 'nothing'}")
         kinds = ", ".join(f"{n} × {t}" for t, n in sorted(reader.types.items()))
         report(not reader.problems and sum(reader.types.values()) > 0,
                f"the outside consumer checked {sum(reader.types.values())} CloudEvents against the catalogue "
