@@ -6,7 +6,8 @@
 2. The code: every command name, event type and topic the Swift contracts define is in the catalogue.
 3. The traffic: every record on every `mapvest.*` topic of the broker in KAFKA_BROKERS (after the test suite ran)
    matches its message's key, header and value schemas. Records a service dead-lettered (the tests send broken
-   commands on purpose) are skipped; the dead letters themselves are checked.
+   commands on purpose) are skipped, and so are topics no channel matches and replies to commands sent on them
+   (the tests' own topics); the dead letters themselves are checked.
 4. Closed shapes: for every message kind seen, the first record with one unexpected field added must fail.
 
 Usage: catalogue.py [--no-traffic]; exits 1 on any problem."""
@@ -123,7 +124,8 @@ def read_all(bootstrap):
 
 
 def classify(cat, record, commands_by_correlation):
-    """The catalogue messages `record` may be (empty when none applies) and a description."""
+    """The catalogue messages `record` may be (empty: not in the catalogue; None: outside it, such as a test's
+    own `mapvest.test.…` topic or a reply to a command sent on one) and what the record is."""
     channel_id = cat.channel_for(record.topic)
     if channel_id is None:
         return None, "on a topic without a channel"

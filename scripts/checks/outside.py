@@ -10,6 +10,7 @@ import secrets
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections import Counter
 
