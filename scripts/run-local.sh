@@ -1,39 +1,166 @@
 #!/usr/bin/env bash
 # Runs the whole system in the foreground: installs missing Debian packages, builds, starts a Kafka-protocol
-# broker, Postgres and Redis on loopback (data under .stack/local), then every service and the gateway.
-# Ctrl-C / SIGTERM stops everything it started. Set KAFKA_BROKERS, POSTGRES_URL or REDIS_URL to use your own.
+# broker, Postgres and Redis on loopback (data under .stack/local), then every service and the gateway, each under
+# a supervisor that restarts it with back-off when it exits (and says so). Only Ctrl-C / SIGTERM stops the stack.
+#
+#   scripts/run-local.sh [--replicas SERVICE=N]...     e.g. --replicas identify=2 --replicas gateway=2
+#
+# Services: gateway identify nearby rating briefs push. Environment: PORT (3001, the first gateway; more replicas
+# take the next ports), ADMIN_PORT_BASE (9100: gateway, +1 identify … +5 push; extra replicas from +10),
+# MAPVEST_BUILD (release), MAPVEST_BIN_DIR (use these binaries, skip the build), MAPVEST_LOCAL_DIR (.stack/local),
+# LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise). Set KAFKA_BROKERS,
+# POSTGRES_URL or REDIS_URL to use your own servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
 
-CONFIG=${MAPVEST_BUILD:-release}
-stack_install
-swift build -c "$CONFIG"
-BIN=$(swift build -c "$CONFIG" --show-bin-path)
-export MAPVEST_ENV=${MAPVEST_ENV:-dev}
-export PORT=${PORT:-3001}
+services=(gateway identify nearby rating briefs push)
+declare -A binary=([gateway]=Gateway [identify]=Identify [nearby]=Nearby [rating]=Rating [briefs]=Briefs
+  [push]=PushDispatcher)
+declare -A replicas=()
+for s in "${services[@]}"; do replicas[$s]=1; done
 
-pids=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --replicas)
+      spec=${2:-}
+      shift 2 || { stack_log "--replicas needs SERVICE=N"; exit 2; }
+      svc=${spec%%=*} n=${spec#*=}
+      [ "$svc" = pushdispatcher ] && svc=push
+      if [ -z "${binary[$svc]:-}" ] || ! [[ "$n" =~ ^[1-9][0-9]?$ ]]; then
+        stack_log "bad --replicas '$spec': want SERVICE=N with SERVICE in: ${services[*]} and N in 1…99"
+        exit 2
+      fi
+      replicas[$svc]=$n
+      ;;
+    -h | --help)
+      sed -n '2,11p' "$0" | cut -c3-
+      exit 0
+      ;;
+    *)
+      stack_log "unknown argument '$1' (try --help)"
+      exit 2
+      ;;
+  esac
+done
+
+export MAPVEST_ENV=${MAPVEST_ENV:-dev}
+PORT=${PORT:-3001}
+ADMIN_PORT_BASE=${ADMIN_PORT_BASE:-9100}
+RUN_DIR=${MAPVEST_LOCAL_DIR:-.stack/local}
+
+# Human-readable logs on a terminal (or with LOG_FORMAT=text); JSON lines, unprefixed, for machines.
+pretty=0
+if [ "${LOG_FORMAT:-}" = text ] || { [ -z "${LOG_FORMAT:-}" ] && [ -t 1 ]; }; then pretty=1; fi
+if [ $pretty = 1 ]; then export LOG_FORMAT=text; else export LOG_FORMAT=json; fi
+colours=(36 33 35 32 34 91 96 93 95 92)
+
+# One replica per line: TAG BINARY ADMIN_PORT PUBLIC_PORT (public port only for gateways, "-" otherwise).
+plan=()
+extra_admin=$((ADMIN_PORT_BASE + 10))
+for i in "${!services[@]}"; do
+  svc=${services[$i]}
+  for r in $(seq 1 "${replicas[$svc]}"); do
+    if [ "$r" = 1 ]; then admin=$((ADMIN_PORT_BASE + i)); else admin=$extra_admin; extra_admin=$((extra_admin + 1)); fi
+    public=-
+    [ "$svc" = gateway ] && public=$((PORT + r - 1))
+    tag=$svc
+    [ "${replicas[$svc]}" -gt 1 ] && tag=$svc.$r
+    plan+=("$tag ${binary[$svc]} $admin $public")
+  done
+done
+
+# A clear message, before anything starts, when a port the stack needs is taken.
+port_taken() { (: </dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+for entry in "${plan[@]}"; do
+  read -r tag bin admin public <<<"$entry"
+  for p in "$admin" "$public"; do
+    [ "$p" = - ] && continue
+    if port_taken "$p"; then
+      holder=$(ss -Hltnp "sport = :$p" 2>/dev/null | sed -n 's/.*users:(("\([^"]*\)",pid=\([0-9]*\).*/\1 (pid \2)/p' | head -1)
+      what="admin"
+      [ "$p" = "$public" ] && what="public"
+      stack_log "port $p ($tag $what port) is already in use${holder:+ by $holder}."
+      stack_log "stop that process, or move this stack: PORT=<port> ADMIN_PORT_BASE=<port> scripts/run-local.sh"
+      exit 1
+    fi
+  done
+done
+
+stack_install
+if [ -n "${MAPVEST_BIN_DIR:-}" ]; then
+  BIN=$MAPVEST_BIN_DIR
+else
+  CONFIG=${MAPVEST_BUILD:-release}
+  swift build -c "$CONFIG"
+  BIN=$(swift build -c "$CONFIG" --show-bin-path)
+fi
+
+# Prefixes each line with the replica's tag (coloured on a terminal); passes JSON lines through untouched.
+log_filter() {
+  local tag=$1 colour=$2
+  if [ $pretty = 0 ]; then
+    cat
+  elif [ -t 1 ]; then
+    sed -u "s/^/$(printf '\033[%sm%-14s|\033[0m ' "$colour" "$tag")/"
+  else
+    sed -u "s/^/$(printf '%-14s| ' "$tag")/"
+  fi
+}
+
+# supervise TAG COLOUR ADMIN_PORT PUBLIC_PORT BINARY: runs the binary, and restarts it with back-off (0.5 s doubling
+# to 30 s; reset after a minute of uptime) whenever it exits, until it receives SIGTERM itself.
+supervise() {
+  local tag=$1 colour=$2 admin=$3 public=$4 bin=$5 child="" delay=0.5 restarts=0
+  trap 'trap "" TERM; if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; fi; exit 0' TERM
+  trap '' INT  # the main script stops supervisors with SIGTERM; services run in their own session (setsid)
+  local env=(ADMIN_PORT="$admin")
+  [ "$public" != - ] && env+=(PORT="$public")
+  while true; do
+    local started=$SECONDS rc=0
+    # setsid: a terminal's Ctrl-C reaches only this script, which then stops every replica in order.
+    setsid env "${env[@]}" "$BIN/$bin" > >(trap '' INT; log_filter "$tag" "$colour") 2>&1 &
+    child=$!
+    echo "$child" >"$RUN_DIR/pids/$tag.pid"
+    wait "$child" 2>/dev/null || rc=$?
+    child=""
+    local ran=$((SECONDS - started)) why="exited with code $rc"
+    [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
+    [ "$ran" -ge 60 ] && delay=0.5
+    restarts=$((restarts + 1))
+    stack_log "$tag $why after ${ran}s; restart #$restarts in ${delay}s"
+    sleep "$delay" &
+    wait $! || true
+    delay=$(awk -v d="$delay" 'BEGIN { d *= 2; print (d > 30 ? 30 : d) }')
+  done
+}
+
+supervisors=()
 shutdown() {
   trap '' INT TERM  # a second Ctrl-C must not skip stopping the stack
   trap - EXIT
   stack_log "stopping"
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${supervisors[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${supervisors[@]}"; do wait "$pid" 2>/dev/null || true; done
   stack_stop
+  exit 0
 }
 trap shutdown INT TERM EXIT
 
-stack_start .stack/local "$BIN"
-admin=9101
-for svc in Identify Nearby Rating Briefs PushDispatcher; do
-  ADMIN_PORT=$admin "$BIN/$svc" &
-  pids+=($!)
-  admin=$((admin + 1))
+stack_start "$RUN_DIR" "$BIN"
+mkdir -p "$RUN_DIR/pids"
+rm -f "$RUN_DIR"/pids/*.pid
+# Services first, gateways last (the gateway answers 504 until a service is up, so the order is only tidiness).
+n=0
+for entry in "${plan[@]:${replicas[gateway]}}" "${plan[@]:0:${replicas[gateway]}}"; do
+  read -r tag bin admin public <<<"$entry"
+  supervise "$tag" "${colours[$((n % ${#colours[@]}))]}" "$admin" "$public" "$bin" &
+  supervisors+=($!)
+  n=$((n + 1))
 done
-ADMIN_PORT=9100 "$BIN/Gateway" &
-pids+=($!)
 
-for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-stack_log "gateway: http://127.0.0.1:$PORT  (try: curl http://127.0.0.1:$PORT/v1/health)"
-wait -n "${pids[@]}" || true
+for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+stack_log "gateway: http://127.0.0.1:$PORT  (try: curl http://127.0.0.1:$PORT/v1/health); Ctrl-C stops everything"
+stack_log "replicas: $(for e in "${plan[@]}"; do read -r t _ a p <<<"$e"; printf '%s(admin %s%s) ' "$t" "$a" \
+  "$([ "$p" = - ] || echo ", http $p")"; done)"
+wait

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/py-ops.sh
 
 stack_install
 export MAPVEST_ENV=dev
@@ -20,3 +21,7 @@ stack_start .stack/test "$MAPVEST_BIN_DIR"
 
 # Serial: many tests bound real timeouts and budgets, and two cores under a fully parallel suite distort them.
 swift test --skip-build --no-parallel "$@"
+
+# Operations checks (event catalogue, promtool, outside consumer and producer, run-local): after the whole suite, or
+# after a filtered run with MAPVEST_OPS_CHECKS=1.
+if [ $# -eq 0 ] || [ -n "${MAPVEST_OPS_CHECKS:-}" ]; then ops_checks; fi

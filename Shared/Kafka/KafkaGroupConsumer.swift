@@ -152,6 +152,7 @@ final class ConsumerCore: Sendable {
     private let drainTimeout: Duration
     private let revokeTimeout: Duration
     private let inFlightGauge: Gauge
+    private let lag: ConsumerLag
     private let state = Mutex(State())
     let stopped = OneShotSignal()
 
@@ -167,6 +168,7 @@ final class ConsumerCore: Sendable {
         self.drainTimeout = drainTimeout
         self.revokeTimeout = revokeTimeout
         self.inFlightGauge = KafkaMetrics.handlerInFlight(group: groupId)
+        self.lag = ConsumerLag(group: groupId, topics: topics)
     }
 
     var failure: KafkaError? { state.withLock { $0.failure } }
@@ -238,6 +240,7 @@ final class ConsumerCore: Sendable {
         logger.info("kafka consumer started", ["kafka.topics": .string(topics.joined(separator: ","))])
         while !state.withLock({ $0.stopRequested }) {
             serviceCommitsAndPause(rk)
+            lag.sampleIfDue(rk)
             guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
             handlePolled(message)
             rd_kafka_message_destroy(message)

@@ -41,6 +41,7 @@ public final class CommandRunner: Service {
     ) throws {
         let logger = logger.with(["kafka.topic": .string(topic)])
         name = "command-runner.\(topic)"
+        MessagingMetrics.registerCommandTopic(topic)
         consumer = try KafkaGroupConsumer.make(
             configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
         let processor = CommandProcessor(

@@ -1,3 +1,4 @@
+import Contracts
 import Kafka
 import Runtime
 
@@ -10,6 +11,8 @@ public final class EventPublisher: Sendable {
     public init(producer: KafkaProducer, logger: Logger) {
         self.producer = producer
         self.logger = logger
+        // The series alerts watch exist from the start, at zero.
+        for topic in [Topics.events, Topics.pushRequests] { _ = MessagingMetrics.publishFailures(topic: topic) }
     }
 
     /// Returns whether the broker acknowledged the message.

@@ -41,6 +41,15 @@ enum MessagingMetrics {
             labels: ["topic": topic])
     }
 
+    /// Creates a consumed command topic's alerting series at zero, so alerts and `rate()` see them before the
+    /// first dead letter or expired command.
+    static func registerCommandTopic(_ topic: String) {
+        _ = deadLetters(topic: label(topic))
+        _ = commandsExpired(topic: label(topic))
+    }
+
+    private static func label(_ topic: String) -> String { CommandProcessor.label(topic) }
+
     static func deadLetters(topic: String) -> Counter {
         MetricsRegistry.shared.counter(
             "messaging_dead_letters_total", help: "Commands sent to the dead-letter topic", labels: ["topic": topic])

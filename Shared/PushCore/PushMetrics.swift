@@ -56,6 +56,13 @@ enum Metrics {
     static let expiredLeases = MetricsRegistry.shared.counter(
         "push_expired_leases_swept_total", help: "Expired delivery claims removed by maintenance")
 
+    /// Creates the series the alert rules watch at zero, so they exist before the first failure.
+    static func registerAlertingSeries() {
+        _ = batchErrors
+        for outcome in ["handed_off", "failed"] { _ = notifications(outcome) }
+        for reason in PushRequestIntake.Rejection.allCases { _ = requestsRejected(reason.rawValue) }
+    }
+
     static func requestsRejected(_ reason: String) -> Counter {
         MetricsRegistry.shared.counter(
             "push_requests_rejected_total", help: "Notification requests that could not be decoded (dead-lettered)",

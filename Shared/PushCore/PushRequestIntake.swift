@@ -56,7 +56,7 @@ public final class PushRequestIntake: Service {
     public func shutdown() async { await consumer.shutdown() }
 
     /// Why a message is not a push request (bounded values, used as headers, metrics and log fields).
-    public enum Rejection: String, Error, Sendable {
+    public enum Rejection: String, Error, Sendable, CaseIterable {
         case wrongCommand = "unexpected mv-command header"
         case undecodable = "undecodable push request"
         case invalid = "push request without id or recipients"

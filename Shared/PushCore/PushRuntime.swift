@@ -26,6 +26,7 @@ public struct PushRuntime: Sendable {
         onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: (@Sendable (String) async -> Void)? = nil
     ) async throws -> PushRuntime {
         let schema = try PushSchema(name: configuration.schema)
+        Metrics.registerAlertingSeries()
         let db = try await PostgresPool.make(
             url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
         // One reserved connection per handoff permit: a handoff never waits for a connection another one holds.

@@ -55,12 +55,15 @@ public struct Logger: Sendable {
 
     public let label: String
     public let minimumLevel: Level
+    /// JSON lines, or logfmt-style text (`LOG_FORMAT`; see `LogFormat.fromEnvironment`). Memory sinks get JSON.
+    public let format: LogFormat
     public private(set) var metadata: [String: LogValue]
     private let sink: LogSink
 
-    public init(label: String, level: Level? = nil, sink: LogSink = .standardError) {
+    public init(label: String, level: Level? = nil, sink: LogSink = .standardError, format: LogFormat? = nil) {
         self.label = label
         self.minimumLevel = level ?? Level(name: ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "") ?? .info
+        self.format = format ?? (sink.isMemory ? .json : LogFormat.fromEnvironment())
         self.metadata = [:]
         self.sink = sink
     }
@@ -87,6 +90,14 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: [String: LogValue] = [:]) {
         guard level >= minimumLevel else { return }
+        if format == .text {
+            let fields = metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key })
+            sink.write(
+                LogFormat.textLine(
+                    ts: Timestamp.iso8601(Date()), level: level.name, logger: label, message: message(),
+                    fields: fields.map { ($0.key, $0.value) }))
+            return
+        }
         var line = "{\"ts\":\"\(Timestamp.iso8601(Date()))\",\"level\":\"\(level.name)\",\"logger\":"
         line += JSONText.quote(label)
         line += ",\"msg\":" + JSONText.quote(message())
@@ -113,6 +124,8 @@ public final class LogSink: Sendable {
     public static func memory() -> LogSink { LogSink(fd: nil) }
 
     public var lines: [String] { captured.withLock { $0 } }
+
+    var isMemory: Bool { fd == nil }
 
     func write(_ line: String) {
         guard let fd else {

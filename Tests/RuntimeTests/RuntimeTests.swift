@@ -17,6 +17,26 @@ struct LoggerTests {
         #expect(object?["count"] as? Int == 3)
         #expect(object?["level"] as? String == "info")
     }
+
+    @Test func writesLogfmtLinesInTextFormat() throws {
+        let sink = LogSink.memory()
+        let logger = Logger(label: "identify", level: .info, sink: sink, format: .text).with(["request.id": "r1"])
+        logger.warning("command dropped: budget spent", ["kafka.offset": 7, "reason": "a \"quoted\" =x", "ok": true])
+        let line = try #require(sink.lines.first)
+        let ts = try #require(line.split(separator: " ").first)
+        #expect(ts.hasPrefix("ts=") && ts.hasSuffix("Z"))
+        #expect(
+            line.dropFirst(ts.count)
+                == " level=warning logger=identify msg=\"command dropped: budget spent\" kafka.offset=7 ok=true"
+                + " reason=\"a \\\"quoted\\\" =x\" request.id=r1\n")
+    }
+
+    @Test func formatFollowsLogFormatAndMemorySinksStayJSON() {
+        #expect(LogFormat.fromEnvironment(["LOG_FORMAT": "text"]) == .text)
+        #expect(LogFormat.fromEnvironment(["LOG_FORMAT": "JSON"]) == .json)
+        #expect(Logger(label: "x", sink: .memory()).format == .json)
+        #expect(Logger(label: "x", format: .text).format == .text)
+    }
 }
 
 struct MetricsTests {
