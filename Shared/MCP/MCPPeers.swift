@@ -45,12 +45,10 @@ public final class MCPPeers: Sendable {
     let transport: any MCPPeerTransport
     let timeout: Duration
     let toolsTTL: Duration
-    let dailyCap: Int
+    let budget: DailyAllowance
     let now: @Sendable () -> Date
 
     private struct State {
-        var day = -1
-        var spent = 0
         var seq: Int64 = 0
         var tools: [String: (tools: [PeerTool], at: Date)] = [:]
     }
@@ -76,7 +74,7 @@ public final class MCPPeers: Sendable {
         self.transport = transport
         self.timeout = timeout
         self.toolsTTL = toolsTTL
-        self.dailyCap = dailyCap
+        self.budget = DailyAllowance(cap: dailyCap, now: now)
         self.now = now
     }
 
@@ -110,7 +108,7 @@ public final class MCPPeers: Sendable {
         let cached = state.withLock { $0.tools[peer.name] }
         if let cached, now().timeIntervalSince(cached.at) < toolsTTL.seconds { return .success(cached.tools) }
         guard hop.hop < MCPHop.maxHop else { return .failure(MCPPeerFailure("too-deep")) }
-        guard takeBudget() else { return .failure(MCPPeerFailure("daily-cap")) }
+        guard budget.take() else { return .failure(MCPPeerFailure("daily-cap")) }
         switch await rpc(url: url, method: "tools/list", params: [:], hop: hop) {
         case .failure(let failure): return .failure(failure)
         case .success(let result):
@@ -133,7 +131,7 @@ public final class MCPPeers: Sendable {
         guard let peer = peer(name) else { return .failed(reason: "no-such-peer") }
         guard let url = peer.url else { return .failed(reason: "not-configured") }
         guard hop.hop < MCPHop.maxHop else { return .failed(reason: "too-deep") }
-        guard takeBudget() else { return .failed(reason: "daily-cap") }
+        guard budget.take() else { return .failed(reason: "daily-cap") }
         let params: MCPValue = ["name": .string(String(tool.prefix(64))), "arguments": .object(arguments)]
         switch await rpc(url: url, method: "tools/call", params: params, hop: hop) {
         case .failure(let failure): return .failed(reason: failure.reason)
@@ -153,7 +151,7 @@ public final class MCPPeers: Sendable {
         guard hop.hop < MCPHop.maxHop else {
             return (200, MCPRPC.failure(id, -32001, "too deep: this call has already been relayed \(hop.hop) times"))
         }
-        guard takeBudget() else { return (200, MCPRPC.failure(id, -32002, "too many relayed calls today")) }
+        guard budget.take() else { return (200, MCPRPC.failure(id, -32002, "too many relayed calls today")) }
         let reply = await transport.post(url: url, headers: headers(hop), body: message.jsonBytes, timeout: timeout)
         if id.isNull { return (202, nil) }
         if case .response(_, let type, let body) = reply, let matched = Self.parseReply(type, body, id: id) {
@@ -187,15 +185,6 @@ public final class MCPPeers: Sendable {
         return .success(matched["result"] ?? .null)
     }
 
-    private func takeBudget() -> Bool {
-        let day = Int(now().timeIntervalSince1970 / 86_400)
-        return state.withLock { s in
-            if s.day != day { (s.day, s.spent) = (day, 0) }
-            guard s.spent < dailyCap else { return false }
-            s.spent += 1
-            return true
-        }
-    }
 
     /// The JSON-RPC reply with `id` out of a JSON body (or a JSON array) or an event stream's `data:` blocks.
     static func parseReply(_ contentType: String, _ body: [UInt8], id: MCPValue?) -> MCPValue? {
