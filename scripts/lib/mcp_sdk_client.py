@@ -20,10 +20,10 @@ async def main(endpoint: str, brand: str) -> None:
             called = await session.call_tool("brand_lookup", {"brand": brand})
             texts = [part.text for part in called.content if getattr(part, "type", "") == "text"]
             print(json.dumps({
-                "server": init.serverInfo.name,
-                "protocolVersion": init.protocolVersion,
+                "server": init.server_info.name,
+                "protocolVersion": init.protocol_version,
                 "tools": [tool.name for tool in listed.tools],
-                "isError": bool(called.isError),
+                "isError": bool(called.is_error),
                 "text": texts[0] if texts else None,
             }))
 
