@@ -96,7 +96,8 @@ import Testing
             if spec["kind"] == "relay" {
                 let peer = spec["peer"]?.string ?? "", tool = spec["tool"]?.string ?? ""
                 return MCPTool(name: name, description: description, relay: true) { arguments, context in
-                    await context.call(peer: peer, tool: tool, arguments: ["text": arguments["text"] ?? .null]).output()
+                    await context.call(peer: peer, tool: tool, arguments: arguments["text"].map { ["text": $0] } ?? [:])
+                        .output()
                 }
             }
             return MCPTool(

@@ -242,6 +242,33 @@ extension SystemTests {
             #expect((card["peers"] as? [Any])?.isEmpty == true && hub.requestCount == 2)
         }
 
+        @Test func aSlowHubIsWaitedForLongerThanAnIdleConnectionLasts() async throws {
+            // The lattice animals take 5 to 20 s; the relay waits up to 25 s and the connection stays open meanwhile.
+            let hub = try Self.lattice()
+            let fast = hub.baseURL
+            let slow = try FakeUpstream { request in
+                try? await Task.sleep(for: .seconds(13))
+                let answer = try? await HTTPClient.shared.execute(
+                    HTTPClientRequest(
+                        method: "POST", url: fast + request.path, headers: [("Content-Type", "application/json")],
+                        body: request.body))
+                return answer.map { HTTPResponse(status: $0.status, headers: $0.headers.pairs, body: $0.body) }
+                    ?? .error(502, "hub fake down")
+            }
+            let gateway = try await GatewayProcess.start(
+                instance: "test-mcp-slowhub-\(UInt16.random(in: 0...9999))",
+                extra: ["LATTICE_MCP_URL": slow.baseURL + "/mcp", "MCP_ALLOW_LOCAL": "1"])
+            defer { gateway.process.kill() }
+            let body = #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_lattice_animals","arguments":{"question":"slowly?"}}}"#
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(
+                    method: "POST", url: gateway.baseURL + "/mcp", headers: [("Content-Type", "application/json")],
+                    body: Array(body.utf8), timeout: .seconds(40)))
+            let result = SystemClient.json(response)["result"] as? [String: Any]
+            #expect(response.status == 200 && result?["isError"] == nil)
+            #expect((result?["content"] as? [[String: Any]])?.first?["text"] as? String == "the field says hello")
+        }
+
         @Test func theAllowanceIsSharedByReplicasAndTheGlobalLimiterStillCounts() async throws {
             let suffix = UInt16.random(in: 0...9999)
             let one = try await GatewayProcess.start(instance: "test-mcp-rl-a-\(suffix)", limits: true)

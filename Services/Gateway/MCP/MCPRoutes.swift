@@ -5,7 +5,7 @@ import MCP
 /// server-card alias, for every method, so a GET is the library's JSON-RPC 405 rather than the API's flat 404. The
 /// global limiter counts them like any route; a body over 64 KiB is refused unread with `-32600`.
 struct MCPRoutes: Sendable {
-    static let methods = ["POST", "GET", "DELETE", "PUT", "PATCH"]
+    static let methods = ["POST", "GET", "HEAD", "DELETE", "PUT", "PATCH"]
     static let templates = ["/mcp", "/mcp/", "/mcp/:peer", "/mcp/:peer/"] + MCPServer.manifestPaths
 
     let server: MCPServer
