@@ -1,6 +1,5 @@
 import HTTPServer
 import MCP
-import Runtime
 
 /// Wraps the gateway's handler so that every failure on an MCP path is JSON-RPC shaped (CONTRACT.md §l.1): a flat
 /// `{"error": …}` answered there by the edge (the global limiter's 429, a 503 when overloaded, an unreadable request)
