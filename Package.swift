@@ -71,10 +71,11 @@ let package = Package(
         shared("RatingEngine", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+        shared("MCP", ["HTTPServer", "HTTPClient"]),
         shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime"]),
+        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance"]),
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
@@ -111,6 +112,7 @@ let package = Package(
         tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
         tests("RatingTests", ["RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
         tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "Runtime"]),
         tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]

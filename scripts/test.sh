@@ -19,6 +19,9 @@ rm -rf .stack/test
 trap stack_stop EXIT
 stack_start .stack/test "$MAPVEST_BIN_DIR"
 
+source scripts/lib/py-mcp.sh
+mcp_python_install
+
 # Serial: many tests bound real timeouts and budgets, and two cores under a fully parallel suite distort them.
 swift test --skip-build --no-parallel "$@"
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPServer
 import Kafka
+import MCP
 import Messaging
 import Postgres
 import Redis
@@ -33,20 +34,25 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         guards: IdentifyGuards(redis: redis, users: users, limitsEnabled: configuration.limitsEnabled, logger: logger), budget: configuration.budgets.identify,
         logger: logger)
     let budgets = configuration.budgets
+    let mcpSettings = MapvestMCP(context.environment)
+    let mcp = try mcpSettings.server(
+        tools: MapvestTools(caller: caller, ratingBudget: budgets.rating, ratingCache: RatingCachePeek(redis: redis)),
+        limiter: configuration.limitsEnabled ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
     let router = Router(
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
-            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes)
+            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
     let server = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads, name: "gateway"),
-        handler: GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger),
+        handler: MCPFailureShape(GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
         logger: logger)
     logger.info("gateway configured", ["http.port": .int(configuration.port), "gateway.instance": .string(configuration.instanceId)])
     // Stopped in reverse: the HTTP server first (no new requests), then the reply client.
