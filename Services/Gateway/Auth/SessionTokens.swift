@@ -99,6 +99,20 @@ struct SessionTokens: Sendable {
         return claims
     }
 
+    /// Verifies a maps token (CONTRACT.md §h.3) with the maps key: signature (HS256 only), expiry, `purpose: maps`,
+    /// a non-empty `sub`. Returns the subject.
+    func verifyMaps(_ token: String, now: Date = Date()) throws(Rejection) -> String {
+        let claims: TokenClaims
+        do {
+            claims = try maps.verify(token, as: TokenClaims.self, now: now)
+        } catch {
+            throw .invalid
+        }
+        guard claims.purpose == "maps" else { throw .wrongPurpose }
+        guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
+        return sub
+    }
+
     /// The bearer token of an `Authorization: Bearer <token>` header, if that is its shape.
     static func bearer(_ header: String?) -> String? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
