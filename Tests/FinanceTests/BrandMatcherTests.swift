@@ -43,7 +43,8 @@ struct BrandMatcherTests {
             "Visalia Auto Body", "Artisan Bakery", "Hollywood Nails", "Costcutter", "Delta Dental of Ohio",
             "United States Post Office", "Lincoln Park Zoo", "Chasewood Apartments", "Kfcx Outlet",
             "Old Dominion University", "Mount Gilead Baptist Church", "Dupont Circle Hotel", "Roche Bros. Market",
-            "The Crown Castle Inn", "Verano Taqueria"]
+            "The Crown Castle Inn", "Verano Taqueria", "Mesa Air Conditioning", "Polestar Pilates", "Cresco Family Dental",
+            "Liquor Depot", "Canadian National Exhibition"]
         {
             #expect(matcher.longestSubstring(text) == nil, "\(text) → \(String(describing: matcher.longestSubstring(text)?.key))")
         }
