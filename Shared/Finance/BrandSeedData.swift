@@ -11,15 +11,16 @@
 // - Discover Financial (DFS) → Capital One (COF), May 2025; Redfin (RDFN) → Rocket Companies (RKT), Jul 2025;
 //   Paramount Global (PARA) → Paramount Skydance (PSKY), Aug 2025; Foot Locker (FL) → Dick's Sporting Goods (DKS),
 //   Sep 2025; Mesa Air Group (MESA) merged with Republic Airways and now trades as Republic Airways Holdings (RJET),
-//   Nov 2025; Stuart Weitzman → Caleres (CAL), 2025; Versace → Prada (PRDSY), Dec 2025.
+//   Nov 2025; Stuart Weitzman → Caleres (CAL), 2025; Versace → Prada (PRDSY), Dec 2025; Comerica (CMA) → Fifth Third
+//   (FITB), Feb 2026.
 // - Taken private or gone, so their brands are absent: Nordstrom (May 2025, the Nordstrom family and Liverpool),
 //   Walgreens (Aug 2025, Sycamore Partners), Skechers (Sep 2025, 3G Capital), WK Kellogg (Sep 2025, Ferrero),
-//   Kellanova (Dec 2025, Mars), Big Lots (Chapter 11 in 2024, stores sold to private buyers), Spirit Airlines
-//   (old shares cancelled in its 2025 reorganisation).
+//   Kellanova (Dec 2025, Mars), Denny's (Jan 2026, TriArtisan and partners), Big Lots (Chapter 11 in 2024, stores
+//   sold to private buyers), Spirit Airlines (old shares cancelled in its 2025 reorganisation).
 // - Renamed, same ticker: Boston Properties → BXP Inc; BNY Mellon → BNY; AstraZeneca's US line moved from Nasdaq
 //   ADRs to a direct NYSE listing (Feb 2026).
-// - Pending when written (still listed here; re-check): Fifth Third–Comerica, Union Pacific–Norfolk Southern,
-//   Skyworks–Qorvo, the take-private of Denny's.
+// - Pending when written (still listed here; re-check): Union Pacific–Norfolk Southern, Skyworks–Qorvo, the
+//   take-private of European Wax Center by General Atlantic.
 // - Reebok and Sperry belong to the private Authentic Brands Group, so they are absent; `ABG` is Asbury Automotive.
 //   `VLVLY` is AB Volvo (trucks, buses, Volvo Penta); Volvo Cars is a separate company listed only in Stockholm.
 
@@ -2005,10 +2006,6 @@ enum BrandSeedData {
   "continental tires": {"ticker": "CTTAY", "exchange": "OTC", "parent": "Continental AG", "sector": "Consumer Discretionary", "isPublic": true},
   "continental ag": {"ticker": "CTTAY", "exchange": "OTC", "parent": "Continental AG", "sector": "Consumer Discretionary", "isPublic": true},
   "general tire": {"ticker": "CTTAY", "exchange": "OTC", "parent": "Continental AG", "sector": "Consumer Discretionary", "isPublic": true},
-  "denny's": {"ticker": "DENN", "exchange": "NASDAQ", "parent": "Denny's Corp", "sector": "Consumer Discretionary", "isPublic": true},
-  "dennys": {"ticker": "DENN", "exchange": "NASDAQ", "parent": "Denny's Corp", "sector": "Consumer Discretionary", "isPublic": true},
-  "keke's breakfast cafe": {"ticker": "DENN", "exchange": "NASDAQ", "parent": "Denny's Corp", "sector": "Consumer Discretionary", "isPublic": true},
-  "kekes breakfast cafe": {"ticker": "DENN", "exchange": "NASDAQ", "parent": "Denny's Corp", "sector": "Consumer Discretionary", "isPublic": true},
   "european wax center": {"ticker": "EWCZ", "exchange": "NASDAQ", "parent": "European Wax Center Inc", "sector": "Consumer Discretionary", "isPublic": true},
   "noodles & company": {"ticker": "NDLS", "exchange": "NASDAQ", "parent": "Noodles & Co", "sector": "Consumer Discretionary", "isPublic": true},
   "noodles and company": {"ticker": "NDLS", "exchange": "NASDAQ", "parent": "Noodles & Co", "sector": "Consumer Discretionary", "isPublic": true},
@@ -2191,8 +2188,8 @@ enum BrandSeedData {
   "cboe": {"ticker": "CBOE", "exchange": "CBOE", "parent": "Cboe Global Markets Inc", "sector": "Financials", "isPublic": true},
   "cboe global markets": {"ticker": "CBOE", "exchange": "CBOE", "parent": "Cboe Global Markets Inc", "sector": "Financials", "isPublic": true},
   "chicago board options exchange": {"ticker": "CBOE", "exchange": "CBOE", "parent": "Cboe Global Markets Inc", "sector": "Financials", "isPublic": true},
-  "comerica": {"ticker": "CMA", "exchange": "NYSE", "parent": "Comerica Inc", "sector": "Financials", "isPublic": true},
-  "comerica bank": {"ticker": "CMA", "exchange": "NYSE", "parent": "Comerica Inc", "sector": "Financials", "isPublic": true},
+  "comerica": {"ticker": "FITB", "exchange": "NASDAQ", "parent": "Fifth Third Bancorp", "sector": "Financials", "isPublic": true},
+  "comerica bank": {"ticker": "FITB", "exchange": "NASDAQ", "parent": "Fifth Third Bancorp", "sector": "Financials", "isPublic": true},
   "cme group": {"ticker": "CME", "exchange": "NASDAQ", "parent": "CME Group Inc", "sector": "Financials", "isPublic": true},
   "chicago mercantile exchange": {"ticker": "CME", "exchange": "NASDAQ", "parent": "CME Group Inc", "sector": "Financials", "isPublic": true},
   "state street": {"ticker": "STT", "exchange": "NYSE", "parent": "State Street Corp", "sector": "Financials", "isPublic": true},

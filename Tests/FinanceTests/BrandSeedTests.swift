@@ -79,7 +79,7 @@ struct BrandSeedTests {
             "shell": "SHEL", "chase": "JPM", "starbucks": "SBUX", "target": "TGT", "cvs": "CVS",
             "amgen": "AMGN", "asml": "ASML", "bristol-myers squibb": "BMY", "redfin": "RKT", "mesa airlines": "RJET",
             "boston properties": "BXP", "bny mellon": "BK", "porsche": "DRPRY", "mack trucks": "VLVLY",
-            "asbury automotive": "ABG", "jira": "TEAM", "denny's": "DENN", "realty income": "O",
+            "asbury automotive": "ABG", "jira": "TEAM", "comerica": "FITB", "realty income": "O",
         ]
         for (key, ticker) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(seed.entry(forKey: key)?.ticker == ticker, "\(key)")
@@ -92,7 +92,7 @@ struct BrandSeedTests {
     @Test func privateBrandsAreAbsent() {
         for key in ["chick-fil-a", "subway", "in-n-out", "trader joe's", "aldi", "ikea", "publix", "wawa",
             "walgreens", "skechers", "red bull", "dunkin'", "arby's", "panera bread", "nordstrom", "pringles",
-            "frosted flakes", "big lots", "spirit airlines", "reebok", "sperry"]
+            "frosted flakes", "big lots", "spirit airlines", "reebok", "sperry", "denny's"]
         {
             #expect(seed.entry(forKey: key) == nil, "\(key) should not be in the seed")
         }

@@ -37,6 +37,8 @@ struct ReferenceCoverageTests {
         "PARA": Absence(reason: "merged with Skydance as Paramount Skydance, Aug 2025", successor: "PSKY"),
         "FL": Absence(reason: "acquired by Dick's Sporting Goods, Sep 2025", successor: "DKS"),
         "MESA": Absence(reason: "merged with Republic Airways, renamed Republic Airways Holdings, Nov 2025", successor: "RJET"),
+        "CMA": Absence(reason: "acquired by Fifth Third, Feb 2026", successor: "FITB"),
+        "DENN": Absence(reason: "taken private by TriArtisan, Treville and Yadav Enterprises, Jan 2026", successor: nil),
         "JWN": Absence(reason: "taken private by the Nordstrom family and Liverpool, May 2025", successor: nil),
         "WBA": Absence(reason: "taken private by Sycamore Partners, Aug 2025", successor: nil),
         "SKX": Absence(reason: "taken private by 3G Capital, Sep 2025", successor: nil),
@@ -129,7 +131,7 @@ struct ReferenceCoverageTests {
         // Issue 17's goal is 99 %; the residue is companies taken private (their brands are private now).
         let wentPrivate = missing.count - viaSuccessor.count
         #expect(Double(covered.count + viaSuccessor.count) / total >= 0.98)
-        #expect(wentPrivate <= 8, "\(wentPrivate) reference tickers have no public successor")
+        #expect(wentPrivate <= 10, "\(wentPrivate) reference tickers have no public successor")
     }
 
     /// The reference's brand keys of a ticker we carry land on that ticker (or its successor), and every ticker the
