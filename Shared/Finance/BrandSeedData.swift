@@ -16,7 +16,8 @@
 // - Taken private or gone, so their brands are absent: Nordstrom (May 2025, the Nordstrom family and Liverpool),
 //   Walgreens (Aug 2025, Sycamore Partners), Skechers (Sep 2025, 3G Capital), WK Kellogg (Sep 2025, Ferrero),
 //   Kellanova (Dec 2025, Mars), Denny's (Jan 2026, TriArtisan and partners), Big Lots (Chapter 11 in 2024, stores
-//   sold to private buyers), Spirit Airlines (old shares cancelled in its 2025 reorganisation).
+//   sold to private buyers), Spirit Airlines (old shares cancelled in its 2025 reorganisation), Ayr Wellness (core
+//   operations sold to its senior noteholders in a 2025 foreclosure; the parent is being wound down).
 // - Renamed, same ticker: Boston Properties → BXP Inc; BNY Mellon → BNY; AstraZeneca's US line moved from Nasdaq
 //   ADRs to a direct NYSE listing (Feb 2026).
 // - Pending when written (still listed here; re-check): Union Pacific–Norfolk Southern, Skyworks–Qorvo, the
@@ -2133,7 +2134,6 @@ enum BrandSeedData {
   "xpo logistics": {"ticker": "XPO", "exchange": "NYSE", "parent": "XPO Inc", "sector": "Industrials", "isPublic": true},
   "aurora cannabis": {"ticker": "ACB", "exchange": "NASDAQ", "parent": "Aurora Cannabis Inc", "sector": "Health Care", "isPublic": true},
   "amgen": {"ticker": "AMGN", "exchange": "NASDAQ", "parent": "Amgen Inc", "sector": "Health Care", "isPublic": true},
-  "ayr wellness": {"ticker": "AYRWF", "exchange": "OTC", "parent": "Ayr Wellness Inc", "sector": "Health Care", "isPublic": true},
   "astrazeneca": {"ticker": "AZN", "exchange": "NYSE", "parent": "AstraZeneca plc", "sector": "Health Care", "isPublic": true},
   "baxter": {"ticker": "BAX", "exchange": "NYSE", "parent": "Baxter International Inc", "sector": "Health Care", "isPublic": true},
   "baxter international": {"ticker": "BAX", "exchange": "NYSE", "parent": "Baxter International Inc", "sector": "Health Care", "isPublic": true},

@@ -26,7 +26,9 @@ public struct PlacesProxyAnswerer: Sendable {
         switch await tiles.lookup(key, center: center, deadline: deadline - reserve) {
         case .tile(let tile, _):
             let kept = PlaceRanking.rank(tile.places.filter { Self.matches($0, command) }, limit: Self.pageSize)
-            let results = kept.map { PlacesProxyResult(placeId: $0.id, name: $0.name, location: $0.location, types: $0.types) }
+            let results = kept.map {
+                PlacesProxyResult(placeId: $0.id, name: $0.name, location: $0.location, types: $0.types)
+            }
             return .success(
                 PlacesProxyResponse(
                     htmlAttributions: [tile.source.attribution], results: results,

@@ -36,9 +36,14 @@ struct ReferenceCoverageTests {
         "RDFN": Absence(reason: "acquired by Rocket Companies, Jul 2025", successor: "RKT"),
         "PARA": Absence(reason: "merged with Skydance as Paramount Skydance, Aug 2025", successor: "PSKY"),
         "FL": Absence(reason: "acquired by Dick's Sporting Goods, Sep 2025", successor: "DKS"),
-        "MESA": Absence(reason: "merged with Republic Airways, renamed Republic Airways Holdings, Nov 2025", successor: "RJET"),
+        "MESA": Absence(
+            reason: "merged with Republic Airways, renamed Republic Airways Holdings, Nov 2025", successor: "RJET"),
         "CMA": Absence(reason: "acquired by Fifth Third, Feb 2026", successor: "FITB"),
-        "DENN": Absence(reason: "taken private by TriArtisan, Treville and Yadav Enterprises, Jan 2026", successor: nil),
+        "DENN": Absence(
+            reason: "taken private by TriArtisan, Treville and Yadav Enterprises, Jan 2026", successor: nil),
+        "AYRWF": Absence(
+            reason: "core operations sold to its senior noteholders (private) in a 2025 foreclosure; parent wound down",
+            successor: nil),
         "JWN": Absence(reason: "taken private by the Nordstrom family and Liverpool, May 2025", successor: nil),
         "WBA": Absence(reason: "taken private by Sycamore Partners, Aug 2025", successor: nil),
         "SKX": Absence(reason: "taken private by 3G Capital, Sep 2025", successor: nil),
@@ -58,7 +63,9 @@ struct ReferenceCoverageTests {
         "DLTR": "GICS 2023 moved general-merchandise stores to Consumer Staples",
         "CASY": "GICS classifies Casey's as Consumer Staples (food retail)",
         "CART": "GICS classifies Maplebear (Instacart) as Consumer Staples",
-        "SE": "Sea Ltd has one GICS sector (Consumer Discretionary); the reference also files Garena under Communication Services",
+        "SE":
+            "Sea Ltd has one GICS sector (Consumer Discretionary); the reference also files Garena under "
+            + "Communication Services",
         "VLVLY": "VLVLY is AB Volvo (trucks: Industrials); the reference files it under Volvo Cars",
     ]
 
@@ -68,9 +75,10 @@ struct ReferenceCoverageTests {
 
     /// The reference as a `BrandSeed`, so its dex comes from the same code as ours.
     private static func referenceSeed(_ reference: [String: RefEntry]) -> BrandSeed {
-        BrandSeed(entries: reference.mapValues {
-            SeedEntry(ticker: $0.ticker.uppercased(), exchange: "-", parent: "-", sector: $0.sector ?? "")
-        })
+        BrandSeed(
+            entries: reference.mapValues {
+                SeedEntry(ticker: $0.ticker.uppercased(), exchange: "-", parent: "-", sector: $0.sector ?? "")
+            })
     }
 
     @Test(.enabled(if: referencePresent, "the reference seed ../shared/reference/data/brands.json is absent"))
@@ -90,8 +98,9 @@ struct ReferenceCoverageTests {
         let agreement = shared == 0 ? 1 : Double(shared - disagreements.count) / Double(shared)
         print("shared keys: \(shared); ticker agreement \(String(format: "%.1f", agreement * 100))%")
         if !disagreements.isEmpty {
-            print("disagreements (double-check; ours reflects listings as of 2026):\n  "
-                + disagreements.joined(separator: "\n  "))
+            print(
+                "disagreements (double-check; ours reflects listings as of 2026):\n  "
+                    + disagreements.joined(separator: "\n  "))
         }
         #expect(shared >= 200, "too few shared keys to compare: \(shared)")
         #expect(agreement >= 0.9, "ticker agreement \(agreement) < 90%")
@@ -109,11 +118,14 @@ struct ReferenceCoverageTests {
         let unexplained = missing.filter { Self.absences[$0] == nil }
 
         let total = Double(referenceTickers.count)
-        print("reference: \(reference.count) keys, \(referenceTickers.count) tickers; ours: \(seed.entries.count) keys, "
-            + "\(seed.tickers.count) tickers")
-        print("coverage of the reference tickers: \(covered.count)/\(referenceTickers.count) = "
-            + "\(String(format: "%.1f", Double(covered.count) / total * 100))% listed as is; "
-            + "\(String(format: "%.1f", Double(covered.count + viaSuccessor.count) / total * 100))% with successors")
+        print(
+            "reference: \(reference.count) keys, \(referenceTickers.count) tickers; ours: \(seed.entries.count) keys, "
+                + "\(seed.tickers.count) tickers")
+        print(
+            "coverage of the reference tickers: \(covered.count)/\(referenceTickers.count) = "
+                + "\(String(format: "%.1f", Double(covered.count) / total * 100))% listed as is; "
+                + "\(String(format: "%.1f", Double(covered.count + viaSuccessor.count) / total * 100))% with successors"
+        )
         for ticker in missing {
             let absence = Self.absences[ticker]
             let successor = absence?.successor.map { " → \($0)" } ?? " (brands absent)"
@@ -181,7 +193,9 @@ struct ReferenceCoverageTests {
         #expect(refDex.allSatisfy { $0.found == $0.total })
         let refTotals = Dictionary(uniqueKeysWithValues: refDex.map { ($0.sector, $0.total) })
         let ourDex = DexSectors.compute(effectiveTickers: refSeed.tickers, seed: seed)
-        print("sector: reference total → our total (reference tickers found here; missing, moved out, moved in, only ours)")
+        print(
+            "sector: reference total → our total (reference tickers found here; missing, moved out, moved in, only ours)"
+        )
         for row in ourDex {
             let inSector = refSeed.sectorTickers[row.sector] ?? []
             let missing = inSector.filter { ourSectors[$0] == nil }.count
@@ -189,10 +203,13 @@ struct ReferenceCoverageTests {
             let movedIn = moved.filter { ourSectors[$0]?.contains(row.sector) == true && !inSector.contains($0) }.count
             let onlyOurs = (seed.sectorTickers[row.sector] ?? []).filter { refSectors[$0] == nil }.count
             let refTotal = refTotals[row.sector] ?? 0
-            print("  \(row.sector): \(refTotal) → \(row.total) (\(row.found); −\(missing), −\(movedOut), +\(movedIn), +\(onlyOurs))")
+            print(
+                "  \(row.sector): \(refTotal) → \(row.total) (\(row.found); −\(missing), −\(movedOut), +\(movedIn), +\(onlyOurs))"
+            )
             #expect(row.found == refTotal - missing - movedOut + movedIn, "\(row.sector): found \(row.found)")
             #expect(row.total == row.found + onlyOurs, "\(row.sector): total \(row.total)")
         }
-        #expect(Set(refTotals.keys).isSubset(of: Set(ourDex.map(\.sector))), "a reference sector is missing from our dex")
+        #expect(
+            Set(refTotals.keys).isSubset(of: Set(ourDex.map(\.sector))), "a reference sector is missing from our dex")
     }
 }

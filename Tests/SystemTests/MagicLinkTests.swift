@@ -21,7 +21,8 @@ extension SystemTests {
             throw Failure("no sign-in mail arrived")
         }
 
-        static func open(_ gateway: GatewayProcess, _ query: String, accept: String) async throws -> HTTPClientResponse {
+        static func open(_ gateway: GatewayProcess, _ query: String, accept: String) async throws -> HTTPClientResponse
+        {
             try await SystemClient.send(gateway, "GET", "/v1/auth/verify" + query, headers: [("Accept", accept)])
         }
 
@@ -52,25 +53,32 @@ extension SystemTests {
             #expect(!SystemClient.text(page).contains(token))
             let again = try await Self.open(gateway, "?token=\(token)", accept: Self.browser)
             #expect(again.status == 401 && SystemClient.text(again).contains("This link has expired"))
-            let replayed = try await SystemClient.send(gateway, "POST", "/v1/auth/verify", json: "{\"token\":\"\(token)\"}")
+            let replayed = try await SystemClient.send(
+                gateway, "POST", "/v1/auth/verify", json: "{\"token\":\"\(token)\"}")
             #expect(replayed.status == 401 && SystemClient.errorMessage(replayed) == "token already used or expired")
 
             // Opened by an app asking for JSON: the POST's `{session}`, and the session works.
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/auth/request-magic-link", json: request).status == 200)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/auth/request-magic-link", json: request).status == 200
+            )
             let second = try await Self.mailedToken(smtp, after: 1)
             let json = try await Self.open(gateway, "?token=\(second)", accept: "application/json")
             #expect(json.status == 200)
             let session = try #require(SystemClient.json(json)["session"] as? [String: Any])
             let bearer = try #require(session["token"] as? String)
-            let me = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: [("Authorization", "Bearer \(bearer)")])
+            let me = try await SystemClient.send(
+                gateway, "GET", "/v1/auth/me", headers: [("Authorization", "Bearer \(bearer)")])
             #expect((SystemClient.json(me)["user"] as? [String: Any])?["email"] as? String == email)
             let used = try await Self.open(gateway, "?token=\(second)", accept: "application/json")
             #expect(used.status == 401 && SystemClient.errorMessage(used) == "token already used or expired")
 
             // A link used by POST first is spent for the browser too.
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/auth/request-magic-link", json: request).status == 200)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/auth/request-magic-link", json: request).status == 200
+            )
             let third = try await Self.mailedToken(smtp, after: 2)
-            let posted = try await SystemClient.send(gateway, "POST", "/v1/auth/verify", json: "{\"token\":\"\(third)\"}")
+            let posted = try await SystemClient.send(
+                gateway, "POST", "/v1/auth/verify", json: "{\"token\":\"\(third)\"}")
             #expect(posted.status == 200 && SystemClient.json(posted)["session"] != nil)
             #expect(try await Self.open(gateway, "?token=\(third)", accept: Self.browser).status == 401)
 

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// `GET /v1/proxy/places` through the whole system (HTTP → Gateway → Kafka → Nearby → HTTP) with the Overpass
-    /// and Photon fakes the nearby route tests use: only a maps token is accepted.
+    /// `GET /v1/proxy/places` through the whole system (HTTP → Gateway → Kafka → Nearby → HTTP) with the
+    /// Overpass and Photon fakes the nearby route tests use: only a maps token is accepted.
     @Suite struct PlacesProxyRouteTests {
         @Test func refusesASessionTokenAndAnswersAMapsToken() async throws {
             let center = LatLng(lat: Double.random(in: 33...44), lng: Double.random(in: -118 ... -80))
@@ -33,26 +33,35 @@ extension SystemTests {
             // Refused: no bearer, a session token, a forged token.
             let anonymous = try await SystemClient.send(gateway, "GET", query)
             #expect(anonymous.status == 401 && SystemClient.errorMessage(anonymous) == "missing maps token")
-            let withSession = try await SystemClient.send(gateway, "GET", query, headers: [("Authorization", "Bearer \(session)")])
+            let withSession = try await SystemClient.send(
+                gateway, "GET", query, headers: [("Authorization", "Bearer \(session)")])
             #expect(withSession.status == 401 && SystemClient.errorMessage(withSession) == "wrong token purpose")
-            let forged = try await SystemClient.send(gateway, "GET", query, headers: [("Authorization", "Bearer a.b.c")])
+            let forged = try await SystemClient.send(
+                gateway, "GET", query, headers: [("Authorization", "Bearer a.b.c")])
             #expect(forged.status == 401 && SystemClient.errorMessage(forged) == "invalid maps token")
             // And the maps token is no session.
-            let me = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: [("Authorization", "Bearer \(maps)")])
+            let me = try await SystemClient.send(
+                gateway, "GET", "/v1/auth/me", headers: [("Authorization", "Bearer \(maps)")])
             #expect(me.status == 401)
 
             // Validation, with a maps token.
             let auth = [("Authorization", "Bearer \(maps)")]
-            for path in ["/v1/proxy/places", "/v1/proxy/places?location=abc", "/v1/proxy/places?location=91,1",
-                "/v1/proxy/places?location=1e3,2", "/v1/proxy/places?location=40.1,-74.2,1"]
-            {
+            for path in [
+                "/v1/proxy/places", "/v1/proxy/places?location=abc", "/v1/proxy/places?location=91,1",
+                "/v1/proxy/places?location=1e3,2", "/v1/proxy/places?location=40.1,-74.2,1",
+            ] {
                 let response = try await SystemClient.send(gateway, "GET", path, headers: auth)
-                #expect(response.status == 400 && SystemClient.errorMessage(response) == "location=lat,lng required", "\(path)")
+                #expect(
+                    response.status == 400 && SystemClient.errorMessage(response) == "location=lat,lng required",
+                    "\(path)")
             }
             for radius in ["0", "-5", "50001", "abc", "1e400"] {
                 let response = try await SystemClient.send(
-                    gateway, "GET", "/v1/proxy/places?location=\(center.lat),\(center.lng)&radius=\(radius)", headers: auth)
-                #expect(response.status == 400 && SystemClient.errorMessage(response) == "radius must be a positive number <= 50000")
+                    gateway, "GET", "/v1/proxy/places?location=\(center.lat),\(center.lng)&radius=\(radius)",
+                    headers: auth)
+                #expect(
+                    response.status == 400
+                        && SystemClient.errorMessage(response) == "radius must be a positive number <= 50000")
             }
             let badType = try await SystemClient.send(gateway, "GET", query + "&type=Cafe%3B", headers: auth)
             #expect(badType.status == 400)
@@ -66,9 +75,13 @@ extension SystemTests {
             #expect(body.htmlAttributions == ["© OpenStreetMap contributors (Overpass API)"])
             let calls = overpass.requestCount
             let cafes = try await SystemClient.send(gateway, "GET", query + "&type=cafe&keyword=star", headers: auth)
-            #expect(try JSONDecoder().decode(PlacesProxyResponse.self, from: Data(cafes.body)).results.map(\.name) == ["Starbucks"])
+            #expect(
+                try JSONDecoder().decode(PlacesProxyResponse.self, from: Data(cafes.body)).results.map(\.name) == [
+                    "Starbucks"
+                ])
             // The same tile serves `/v1/nearby`: no new upstream call.
-            let page = try await SystemClient.send(gateway, "GET", "/v1/nearby?lat=\(center.lat)&lng=\(center.lng)&radius=400")
+            let page = try await SystemClient.send(
+                gateway, "GET", "/v1/nearby?lat=\(center.lat)&lng=\(center.lng)&radius=400")
             #expect(page.status == 200)
             #expect(overpass.requestCount == calls)
         }

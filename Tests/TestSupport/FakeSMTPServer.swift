@@ -44,7 +44,9 @@ public final class FakeSMTPServer: @unchecked Sendable {
 
     /// One SMTP session: greet, acknowledge every command, record lines and message bodies until `QUIT`.
     private static func serve(_ client: Int32, log received: Log) {
-        func say(_ line: String) { _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, 0) } }
+        func say(_ line: String) {
+            _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, 0) }
+        }
         say("220 fake ESMTP\r\n")
         var pending = ""
         var inData = false

@@ -136,9 +136,10 @@ struct AuthRoutes: Sendable {
     func openMagicLink(_ context: RouteContext) async -> HTTPResponse {
         let outcome = await redeemMagicLink(context.request.query["token"])
         if MagicLinkPage.prefersJSON(context.request.headers["Accept"]) {
+            let headers = MagicLinkPage.privateHeaders
             switch outcome {
-            case .signedIn(let session, _): return .json(200, ["session": session], headers: MagicLinkPage.privateHeaders)
-            case .rejected(let status, let message): return .error(status, message, headers: MagicLinkPage.privateHeaders)
+            case .signedIn(let session, _): return .json(200, ["session": session], headers: headers)
+            case .rejected(let status, let message): return .error(status, message, headers: headers)
             }
         }
         return MagicLinkPage.response(for: outcome)

@@ -26,7 +26,9 @@ enum MagicLinkPage {
         case .rejected(let status, _) where status == 503:
             return page(503, title: "Sign-in is unavailable", message: "Please try the link again in a minute.")
         case .rejected(let status, _) where status == 400:
-            return page(400, title: "This link is incomplete", message: "Open the whole link from your email, or request a new one in the app.")
+            return page(
+                400, title: "This link is incomplete",
+                message: "Open the whole link from your email, or request a new one in the app.")
         case .rejected(let status, _):
             return page(
                 status, title: "This link has expired",
