@@ -44,6 +44,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
+            + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes)
     let edge = Edge(

@@ -32,11 +32,15 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
         exa: ExaClient.fromEnvironment(env, logger: logger), openRouter: OpenRouterClient.fromEnvironment(env, logger: logger),
         logger: logger)
     let captures = CapturesStore(db: db)
+    let tiles = PlacesTileCache(cascade: PlacesCascade(configuration: places), redis: redis, logger: logger)
     let answerer = NearbyAnswerer(
-        tiles: PlacesTileCache(cascade: PlacesCascade(configuration: places), redis: redis, logger: logger),
-        join: BrandJoin(resolver: resolver, cache: brandCache), captures: captures, logger: logger)
+        tiles: tiles, join: BrandJoin(resolver: resolver, cache: brandCache), captures: captures, logger: logger)
+    let proxy = PlacesProxyAnswerer(tiles: tiles)
 
     let handler: @Sendable (IncomingCommand) async throws -> Reply = { command in
+        if command.name == PlacesProxyCommand.name {
+            return try await proxy.reply(to: command, logger: logger)
+        }
         guard command.name == NearbyCommand.name else { throw CommandDecodingError("unknown command \(command.name)") }
         let request: NearbyCommand
         do {

@@ -17,6 +17,7 @@ public typealias BrandMatch = BrandMatcher.Match
 ///   corporate suffixes (`Inc`, `Corp`, `Co`, `plc`, `Holdings`, `Group`, a leading `The`…) ignored when the
 ///   remaining name has ≥ 2 words (`Yum Brands`, `Restaurant Brands International`); a one-word remainder
 ///   matches only when the text spells a suffix too (`Block, Inc.` → XYZ, but not the word "block").
+///   A core that is a direct-only key (`State Street`) is likewise matched only with its suffix.
 ///   A parenthesised alias in a parent name (`… (Inditex)`) is a parent name of its own. Longest name wins.
 public struct BrandMatcher: Sendable {
     /// How a match was found.
@@ -46,17 +47,20 @@ public struct BrandMatcher: Sendable {
     /// Seed keys that are common words, place or person names: direct matches only, never substring hits.
     public static let directOnlyKeys: Set<String> = [
         "7-11", "adobe", "aesop", "affirm", "alexa", "allegiant", "ally", "alphabet", "angi", "anthem", "apple",
-        "argos", "arrowhead", "atkins", "baileys", "batiste", "beefeater", "behr", "bing", "blizzard", "bounty",
-        "braun", "buckle", "bumble", "burlington", "camel", "carnival", "cascade", "caterpillar", "celine", "celsius",
-        "chase", "chime", "citi", "clarion", "coach", "coleman", "converse", "corona", "crest", "dawn", "degree",
-        "dell", "delta", "depend", "dillons", "discover", "dodge", "dove", "essie", "fairmont", "gerber", "glad",
-        "good sam", "grab", "hennessy", "hims", "hollister", "hostess", "huntington", "iberia", "ibis", "jameson",
-        "jared", "journeys", "kayak", "kingsford", "la mer", "lennox", "lincoln", "marathon", "marlboro", "martell",
-        "merrill", "meta", "no frills", "oakley", "oracle", "outback", "overstock", "pacifico", "peacock", "polaris",
-        "prana", "progressive", "quaker", "randalls", "regions", "rhode", "rogers", "ross", "ryder", "scotts",
-        "shell", "showtime", "sinclair", "slack", "southwest", "spam", "spectrum", "speedway", "sprint", "sprouts",
-        "square", "starry", "swanson", "tecate", "the gap", "tiffany", "tinder", "travelers", "trident", "trojan",
-        "united", "vans", "velo", "visa", "whirlpool", "wrangler", "wynn", "yeti", "zara", "zoom",
+        "argos", "arrowhead", "atkins", "baileys", "batiste", "baxter", "beefeater", "behr", "bing", "blizzard",
+        "bounty", "braun", "buckle", "bumble", "burlington", "camel", "canadian national", "canadian pacific",
+        "carnival", "cascade", "caterpillar", "celine", "celsius", "chase", "chime", "citi", "clarion", "coach",
+        "coleman", "converse", "corona", "crest", "crown castle", "cummins", "dawn", "degree", "dell", "delta",
+        "depend", "dillons", "discover", "dodge", "dove", "dupont", "emerson", "essie", "fairmont", "gerber",
+        "gilead", "glad", "good sam", "grab", "hennessy", "hims", "hollister", "hostess", "huntington", "iberia",
+        "ibis", "jameson", "jared", "journeys", "kayak", "kingsford", "la mer", "lennox", "lincoln", "linde",
+        "marathon", "marlboro", "martell", "merrill", "mesa air", "meta", "micron", "no frills", "oakley",
+        "occidental", "old dominion", "oracle", "outback", "overstock", "pacifico", "peacock", "polaris",
+        "polestar", "prana", "progressive", "quaker", "randalls", "regions", "rhode", "roche", "rogers", "ross",
+        "ryder", "scotts", "shell", "showtime", "sinclair", "skyworks", "slack", "snowflake", "southwest", "spam",
+        "spectrum", "speedway", "sprint", "sprouts", "square", "starry", "state street", "stryker", "swanson",
+        "tecate", "the gap", "tiffany", "tinder", "travelers", "trident", "trojan", "united", "vans", "velo",
+        "ventas", "verano", "visa", "wellcare", "whirlpool", "workday", "wrangler", "wynn", "yeti", "zara", "zoom",
     ]
 
     private struct SubstringKey: Sendable {
@@ -207,7 +211,9 @@ public struct BrandMatcher: Sendable {
             if loose == parent.loose || (parent.loose.count >= 4 && TextForms.containsTokens(loose, parent.loose)) {
                 length = parent.loose.count
             } else if !parent.core.isEmpty {
-                if parent.coreTokens >= 2, TextForms.containsTokens(loose, parent.core) {
+                if parent.coreTokens >= 2, !Self.directOnlyKeys.contains(parent.core),
+                    TextForms.containsTokens(loose, parent.core)
+                {
                     length = parent.core.count
                 } else if textHasSuffix, textCore == parent.core, parent.core.count >= 2 {
                     length = parent.core.count

@@ -41,7 +41,10 @@ struct BrandMatcherTests {
     @Test func noFalseHitsInsideWords() {
         for text in ["Targeted Marketing Agency", "Fordham University", "Applebee Farm Stand", "Shellfish Shack",
             "Visalia Auto Body", "Artisan Bakery", "Hollywood Nails", "Costcutter", "Delta Dental of Ohio",
-            "United States Post Office", "Lincoln Park Zoo", "Chasewood Apartments", "Kfcx Outlet"]
+            "United States Post Office", "Lincoln Park Zoo", "Chasewood Apartments", "Kfcx Outlet",
+            "Old Dominion University", "Mount Gilead Baptist Church", "Dupont Circle Hotel", "Roche Bros. Market",
+            "The Crown Castle Inn", "Verano Taqueria", "Mesa Air Conditioning", "Polestar Pilates", "Cresco Family Dental",
+            "Liquor Depot", "Canadian National Exhibition"]
         {
             #expect(matcher.longestSubstring(text) == nil, "\(text) → \(String(describing: matcher.longestSubstring(text)?.key))")
         }
@@ -64,6 +67,9 @@ struct BrandMatcherTests {
         // One-word parent names need the corporate suffix: the bare word is not a company.
         #expect(matcher.parent("news") == nil)
         #expect(matcher.parent("block party") == nil)
+        // A two-word core that is a direct-only key needs its suffix as well.
+        #expect(matcher.parent("State Street Corp")?.entry.ticker == "STT")
+        #expect(matcher.match("State Street Tavern") == nil)
         #expect(matcher.match("Corner Bakery Cafe") == nil)
     }
 

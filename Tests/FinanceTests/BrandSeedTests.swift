@@ -33,7 +33,7 @@ struct BrandSeedTests {
     }
 
     @Test func exchangesAreKnownVenues() {
-        let venues: Set<String> = ["NYSE", "NASDAQ", "OTC", "TSX", "LSE", "BME"]
+        let venues: Set<String> = ["NYSE", "NASDAQ", "OTC", "TSX", "LSE", "BME", "CBOE"]
         let bad = seed.entries.filter { !venues.contains($0.value.exchange) }.map { "\($0.key): \($0.value.exchange)" }
         #expect(bad.isEmpty, "\(bad.sorted())")
     }
@@ -77,6 +77,9 @@ struct BrandSeedTests {
             "paramount+": "PSKY", "cbs": "PSKY", "whole foods": "AMZN", "dairy queen": "BRK.B", "geico": "BRK.B",
             "jack daniel's": "BF.B", "super 8": "WH", "sephora": "LVMUY", "nespresso": "NSRGY", "toyota": "TM",
             "shell": "SHEL", "chase": "JPM", "starbucks": "SBUX", "target": "TGT", "cvs": "CVS",
+            "amgen": "AMGN", "asml": "ASML", "bristol-myers squibb": "BMY", "redfin": "RKT", "mesa airlines": "RJET",
+            "boston properties": "BXP", "bny mellon": "BK", "porsche": "DRPRY", "mack trucks": "VLVLY",
+            "asbury automotive": "ABG", "jira": "TEAM", "comerica": "FITB", "realty income": "O",
         ]
         for (key, ticker) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(seed.entry(forKey: key)?.ticker == ticker, "\(key)")
@@ -88,7 +91,8 @@ struct BrandSeedTests {
     /// Brands of private companies (or ones taken private) are absent: not in seed = private.
     @Test func privateBrandsAreAbsent() {
         for key in ["chick-fil-a", "subway", "in-n-out", "trader joe's", "aldi", "ikea", "publix", "wawa",
-            "walgreens", "skechers", "red bull", "dunkin'", "arby's", "panera bread"]
+            "walgreens", "skechers", "red bull", "dunkin'", "arby's", "panera bread", "nordstrom", "pringles",
+            "frosted flakes", "big lots", "spirit airlines", "reebok", "sperry", "denny's"]
         {
             #expect(seed.entry(forKey: key) == nil, "\(key) should not be in the seed")
         }

@@ -15,7 +15,7 @@ struct AuthRoutes: Sendable {
     let publicURL: String
     let logger: Logger
 
-    struct SessionBody: Codable, Sendable {
+    struct SessionBody: Codable, Sendable, Equatable {
         let token: String
         let userId: String
         let expiresAt: String
@@ -27,6 +27,7 @@ struct AuthRoutes: Sendable {
             Route("POST", "/v1/auth/session/verify") { await verifyCode($0) },
             Route("POST", "/v1/auth/request-magic-link") { await requestMagicLink($0) },
             Route("POST", "/v1/auth/verify") { await verifyMagicLink($0) },
+            Route("GET", "/v1/auth/verify") { await openMagicLink($0) },
             Route("GET", "/v1/auth/me", auth: .required) { context in
                 guard let user = context.caller.user else { return .error(401, "unknown user") }
                 return .json(200, ["user": user])
@@ -119,32 +120,64 @@ struct AuthRoutes: Sendable {
         }
     }
 
+    /// `POST /v1/auth/verify {token}` → `{session}` (CONTRACT.md §h.2).
     func verifyMagicLink(_ context: RouteContext) async -> HTTPResponse {
-        guard case .success(let input) = JSONBody.decode(TokenInput.self, from: context.request, error: ""),
-            let token = input.token, token.count >= 10
-        else { return .error(400, "token required") }
+        guard case .success(let input) = JSONBody.decode(TokenInput.self, from: context.request, error: "") else {
+            return .error(400, "token required")
+        }
+        switch await redeemMagicLink(input.token) {
+        case .signedIn(let session, _): return .json(200, ["session": session])
+        case .rejected(let status, let message): return .error(status, message)
+        }
+    }
+
+    /// `GET /v1/auth/verify?token=…`: the mailed link opened in a browser. The same single-use redemption as the
+    /// POST; a browser gets a small HTML page (signed in, or why not), a client asking for JSON the POST's answer.
+    func openMagicLink(_ context: RouteContext) async -> HTTPResponse {
+        let outcome = await redeemMagicLink(context.request.query["token"])
+        if MagicLinkPage.prefersJSON(context.request.headers["Accept"]) {
+            let headers = MagicLinkPage.privateHeaders
+            switch outcome {
+            case .signedIn(let session, _): return .json(200, ["session": session], headers: headers)
+            case .rejected(let status, let message): return .error(status, message, headers: headers)
+            }
+        }
+        return MagicLinkPage.response(for: outcome)
+    }
+
+    /// What redeeming a magic-link token came to.
+    enum MagicLinkOutcome: Equatable {
+        case signedIn(SessionBody, email: String)
+        case rejected(status: Int, message: String)
+    }
+
+    /// Verifies the token and consumes its pending link (single use), then issues a session for the address.
+    func redeemMagicLink(_ token: String?) async -> MagicLinkOutcome {
+        guard let token, token.count >= 10 else { return .rejected(status: 400, message: "token required") }
         let claims: TokenClaims
         do {
             claims = try tokens.verifyMagic(token)
         } catch .wrongPurpose {
-            return .error(401, "wrong token purpose")
+            return .rejected(status: 401, message: "wrong token purpose")
         } catch {
-            return .error(401, "invalid or expired token")
+            return .rejected(status: 401, message: "invalid or expired token")
         }
-        guard let jti = claims.jti, let email = claims.email else { return .error(401, "malformed token") }
+        guard let jti = claims.jti, let email = claims.email else {
+            return .rejected(status: 401, message: "malformed token")
+        }
         do {
             guard let pending = try await codes.consumeMagicLink(jti: jti) else {
-                return .error(401, "token already used or expired")
+                return .rejected(status: 401, message: "token already used or expired")
             }
-            guard pending == email.lowercased() else { return .error(401, "token mismatch") }
+            guard pending == email.lowercased() else { return .rejected(status: 401, message: "token mismatch") }
             let user = try await users.findOrCreate(email: email)
             let issued = try tokens.issueSession(userId: user.id, email: user.email)
-            return .json(
-                200,
-                ["session": SessionBody(token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt))])
+            return .signedIn(
+                SessionBody(token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt)),
+                email: user.email)
         } catch {
             logger.warning("magic link verification failed", ["error": "\(error)"])
-            return .error(503, "sign-in unavailable")
+            return .rejected(status: 503, message: "sign-in unavailable")
         }
     }
 

@@ -59,14 +59,7 @@ struct SessionTokens: Sendable {
 
     /// Verifies a session token: signature (HS256 only), expiry, `purpose: session`, a non-empty `sub`.
     func verifySession(_ token: String, now: Date = Date()) throws(Rejection) -> Session {
-        let claims: TokenClaims
-        do {
-            claims = try sessions.verify(token, as: TokenClaims.self, now: now)
-        } catch {
-            throw .invalid
-        }
-        guard claims.purpose == "session" else { throw .wrongPurpose }
-        guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
+        let (claims, sub) = try verified(token, sessions, purpose: "session", now: now)
         return Session(
             userId: sub, email: claims.email, expiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp ?? 0)))
     }
@@ -75,14 +68,7 @@ struct SessionTokens: Sendable {
     /// `purpose: session` and a non-empty `sub`, with the expiry check disabled — and the token must actually be
     /// expired (`exp ≤ now`). Returns the subject and when the session expired.
     func verifyExpiredSession(_ token: String, now: Date = Date()) throws(Rejection) -> (userId: String, expiredAt: Date) {
-        let claims: TokenClaims
-        do {
-            claims = try sessions.verify(token, as: TokenClaims.self, now: now, checkExpiry: false)
-        } catch {
-            throw .invalid
-        }
-        guard claims.purpose == "session" else { throw .wrongPurpose }
-        guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
+        let (claims, sub) = try verified(token, sessions, purpose: "session", now: now, checkExpiry: false)
         guard let exp = claims.exp, TimeInterval(exp) <= now.timeIntervalSince1970 else { throw .notExpired }
         return (sub, Date(timeIntervalSince1970: TimeInterval(exp)))
     }
@@ -97,6 +83,27 @@ struct SessionTokens: Sendable {
         }
         guard claims.purpose == "magic" else { throw .wrongPurpose }
         return claims
+    }
+
+    /// Verifies a maps token (CONTRACT.md §h.3) with the maps key: signature (HS256 only), expiry, `purpose: maps`,
+    /// a non-empty `sub`. Returns the subject.
+    func verifyMaps(_ token: String, now: Date = Date()) throws(Rejection) -> String {
+        try verified(token, maps, purpose: "maps", now: now).sub
+    }
+
+    /// Signature (HS256 only) under `jwt` and, unless disabled, expiry; then the purpose and a non-empty `sub`.
+    private func verified(
+        _ token: String, _ jwt: HS256JWT, purpose: String, now: Date, checkExpiry: Bool = true
+    ) throws(Rejection) -> (claims: TokenClaims, sub: String) {
+        let claims: TokenClaims
+        do {
+            claims = try jwt.verify(token, as: TokenClaims.self, now: now, checkExpiry: checkExpiry)
+        } catch {
+            throw .invalid
+        }
+        guard claims.purpose == purpose else { throw .wrongPurpose }
+        guard let sub = claims.sub, !sub.isEmpty else { throw .noSubject }
+        return (claims, sub)
     }
 
     /// The bearer token of an `Authorization: Bearer <token>` header, if that is its shape.

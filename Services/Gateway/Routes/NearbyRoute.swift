@@ -40,8 +40,11 @@ struct NearbyRoute: Sendable {
 
     /// Requests for one area land on one partition, so one replica's single-flight covers a busy tile.
     static func partitionKey(_ command: NearbyCommand) -> String {
-        let lat = (command.lat * 100).rounded() / 100
-        let lng = (command.lng * 100).rounded() / 100
-        return "\(lat),\(lng)"
+        partitionKey(lat: command.lat, lng: command.lng)
+    }
+
+    /// The area key of a point (shared with the places proxy, whose tiles are nearby's).
+    static func partitionKey(lat: Double, lng: Double) -> String {
+        "\((lat * 100).rounded() / 100),\((lng * 100).rounded() / 100)"
     }
 }
