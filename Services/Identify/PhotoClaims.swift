@@ -1,15 +1,22 @@
 import Redis
+import Runtime
 
 /// Reads and deletes claim-checked photos that the gateway stored in Redis.
 struct PhotoClaims: Sendable {
     let redis: RedisClient
 
-    /// The photo bytes, or nil when the claim expired or Redis is unreachable.
-    func load(_ key: String) async -> [UInt8]? {
+    /// The photo bytes, or nil when the claim expired or was flushed (or the key is not a photo key). Throws the
+    /// Redis error when Redis stays unreachable until the task's deadline.
+    func load(_ key: String) async throws -> [UInt8]? {
         guard key.hasPrefix("mapvest:photo:") else { return nil }
-        return try? await redis.get(key)
+        let deadline = TaskDeadline.current ?? .now + .seconds(2)
+        return try await Retry.run(
+            until: deadline, backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)),
+            shouldRetry: { ($0 as? RedisError)?.isRetriable ?? false }
+        ) { try await redis.get(key) }
     }
 
+    /// Best effort: an undeleted photo expires with its TTL.
     func delete(_ key: String) async {
         guard key.hasPrefix("mapvest:photo:") else { return }
         _ = try? await redis.delete(key)
