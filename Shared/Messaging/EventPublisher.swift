@@ -59,6 +59,10 @@ public final class EventPublisher: Sendable {
 public struct PublishError: TransientFailure, CustomStringConvertible {
     public let topic: String
     public let reason: String
+    public init(topic: String, reason: String) {
+        self.topic = topic
+        self.reason = reason
+    }
     public var isRetriable: Bool { true }
     public var dependency: String { "event bus" }
     public var description: String { "not published to \(topic): \(reason)" }

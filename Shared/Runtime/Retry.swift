@@ -37,6 +37,7 @@ public enum Retry {
     /// Runs `work` until it succeeds, pausing with `backoff` between attempts, and gives up with the last error when
     /// `shouldRetry` says no or the next attempt would start after `deadline` (nil: never gives up on a retriable
     /// error). `onFailure` sees every failed attempt (1-based). Cancellation ends the loop with `CancellationError`.
+    @discardableResult
     public static func run<T: Sendable>(
         until deadline: ContinuousClock.Instant?, backoff: Backoff = Backoff(),
         shouldRetry: (any Error) -> Bool = { _ in true }, onFailure: (any Error, Int) -> Void = { _, _ in },
