@@ -45,7 +45,8 @@ struct AfterReplyTests {
         #expect(await eventually(timeout: .seconds(5)) { attempts.load(ordering: .relaxed) >= 3 })
         // Never committed past the message whose work has not succeeded (the old runner committed here).
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try await runner.committedOffset(topic: topic, partition: partition) == nil)
+        // (Offset 0 may be committed: that resumes at the held message.)
+        #expect((try await runner.committedOffset(topic: topic, partition: partition) ?? 0) == 0)
         #expect(done.all.isEmpty)
 
         storeUp.release()

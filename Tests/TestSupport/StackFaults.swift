@@ -55,21 +55,29 @@ public enum StackFaults {
         return port
     }
 
-    /// Runs a command to completion without blocking the cooperative pool.
+    /// Runs a command to completion on its own thread (posix_spawn + waitpid: Foundation's `Process` can miss the
+    /// exit of a child that daemonizes, as `pg_ctl start` does), output discarded.
     @discardableResult
     private static func run(_ path: String, _ arguments: [String], allowFailure: Bool = false) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
+            Thread.detachNewThread {
+                let argv = ([path] + arguments).map { strdup($0) } + [nil]
+                defer { argv.forEach { free($0) } }
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                var pid: pid_t = 0
+                let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+                guard spawned == 0 else {
+                    continuation.resume(throwing: Failure("\(path): posix_spawn failed (\(spawned))"))
+                    return
+                }
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+                // WIFEXITED / WEXITSTATUS, which Swift does not import.
+                continuation.resume(returning: raw & 0x7f == 0 ? (raw >> 8) & 0xff : -1)
             }
         }
         if status != 0 && !allowFailure { throw Failure("\(path) \(arguments.joined(separator: " ")) exited \(status)") }
