@@ -152,7 +152,7 @@ package struct CommandProcessor: Sendable {
         MessagingMetrics.commandDuration(topic: topicLabel).observe(since: started)
     }
 
-    /// Runs after-reply work until it succeeds (see the type's notes); only cancellation ends it early.
+    /// Runs after-reply work until it succeeds (see the type's notes).
     private func runAfterReply(
         _ work: @Sendable () async throws -> Void, topicLabel: String, fields: [String: LogValue]
     ) async {
@@ -167,7 +167,8 @@ package struct CommandProcessor: Sendable {
                     logger.warning("after-reply work failed; retrying, offset held", errorFields)
                 }, work)
         } catch {
-            logger.warning("after-reply work cancelled; offset held for redelivery", fields)
+            // The consumer never cancels its handlers; a cancelled one would let its offset be committed.
+            logger.error("after-reply work cancelled before it succeeded", fields)
         }
     }
 
