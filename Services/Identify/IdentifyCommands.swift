@@ -8,13 +8,13 @@ import ServiceKit
 struct IdentifyCommands: Sendable {
     let identifier: PhotoIdentifier
     let finds: FindsCommands
-    let effects: SignedInEffects
+    let effects: IdentifyEffects
     let photos: PhotoClaims
-    let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
         case IdentifyPhotoCommand.name: try await identify(decode(command), deadline: command.deadline)
+        case IdentifyEffectsCommand.name: effects.handle(try decode(command))
         case ResolveComparableCommand.name: await identifier.resolveComparable(try decode(command))
         case ListFindsCommand.name: try await finds.list(decode(command))
         case ReplayFindsCommand.name: try await finds.replay(decode(command))
@@ -33,26 +33,27 @@ struct IdentifyCommands: Sendable {
 
     private func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         let started = ContinuousClock.now
+        let photo: [UInt8]
+        do {
+            // Gone (expired or flushed) is not "nothing found": the client retries with its photo, and the gateway
+            // counts no quota for a 503.
+            guard let loaded = try await photos.load(command.photoKey) else { return .error(503, "photo expired, retry") }
+            photo = loaded
+        } catch {
+            return .error(503, "photo store unavailable")
+        }
         // Leave room to produce the reply before the gateway gives up.
-        let outcome = await identifier.identify(command, deadline: deadline - .milliseconds(500))
+        let outcome = await identifier.identify(command, photo: photo, deadline: deadline - .milliseconds(500))
         let response = outcome.response
-        let latencyMs = Int((ContinuousClock.now - started).inMilliseconds)
-        let (photos, effects, context) = (self.photos, self.effects, self.context)
-        // Everything else happens after the reply is out, and before the offset is committed (at-least-once).
+        let computed = IdentifyEffects.compute(
+            command, response: response, path: outcome.path,
+            latencyMs: Int((ContinuousClock.now - started).inMilliseconds))
+        let (photos, effects) = (self.photos, self.effects)
+        // After the reply is out and before the offset is committed; the photo goes last, so a redelivery before
+        // the effects are safe still finds it.
         return Reply.json(200, response).then {
+            try await effects.applyOrHandOff(computed, key: command.userId ?? command.deviceId ?? command.photoKey)
             await photos.delete(command.photoKey)
-            if let userId = command.userId, !response.investables.isEmpty {
-                await effects.run(userId: userId, response: response)
-            }
-            await context.emit(
-                type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
-                key: command.userId ?? command.deviceId ?? "anonymous",
-                data: IdentifyCompletedEvent(
-                    path: outcome.path.rawValue, modelUsed: response.identification.modelUsed, latencyMs: latencyMs,
-                    detections: response.identification.detected.count, investables: response.investables.count,
-                    publicInvestables: response.investables.filter(\.brand.isPublic).count,
-                    signedIn: command.userId != nil))
         }
     }
-
 }

@@ -19,7 +19,6 @@ struct PhotoIdentifier: Sendable {
         let path: Path
     }
 
-    let photos: PhotoClaims
     let vision: VisionIdentifier
     let ocr: TextRecognizer?
     let resolver: InvestableResolver
@@ -27,8 +26,8 @@ struct PhotoIdentifier: Sendable {
     let matcher = BrandMatcher.shared
     let logger: Logger
 
-    func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async -> Outcome {
-        let photo = await photos.load(command.photoKey)
+    /// `photo` is the claim-checked image (the caller answers 503 when it is gone: never a "no match" without it).
+    func identify(_ command: IdentifyPhotoCommand, photo: [UInt8], deadline: ContinuousClock.Instant) async -> Outcome {
         let (reading, path) = await read(photo: photo, command: command, deadline: deadline)
         var investables = await resolver.investables(for: reading.detected, citeVision: path == .vision)
         investables = await verdicts.attach(investables)
@@ -41,10 +40,10 @@ struct PhotoIdentifier: Sendable {
             path: path)
     }
 
-    private func read(photo: [UInt8]?, command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async
+    private func read(photo: [UInt8], command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async
         -> (PhotoReading, Path)
     {
-        if let photo, vision.isConfigured {
+        if vision.isConfigured {
             if let reading = await vision.read(jpeg: photo, location: command.location, hint: command.hint, deadline: deadline) {
                 return (reading, .vision)
             }
@@ -52,7 +51,7 @@ struct PhotoIdentifier: Sendable {
         }
         var lines: [String] = []
         var ocrRan = false
-        if let photo, let ocr {
+        if let ocr {
             do {
                 lines = try await ocr.recognize(photo).lines.compactMap { TextScrubber.clean($0) }
                 ocrRan = true

@@ -35,14 +35,13 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger), etfs: ETFExposureResolver(exa: exa),
         market: market)
     let identifier = PhotoIdentifier(
-        photos: PhotoClaims(redis: redis),
         vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
         verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()), logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
-        identifier: identifier, finds: finds, effects: SignedInEffects(finds: finds, context: context),
-        photos: PhotoClaims(redis: redis), context: context)
+        identifier: identifier, finds: finds, effects: IdentifyEffects(finds: finds, context: context),
+        photos: PhotoClaims(redis: redis))
     return [
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,

@@ -49,21 +49,22 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
             throw CommandDecodingError("\(command.name): \(error)")
         }
         let answer = await answerer.answer(request, deadline: command.deadline)
-        // Published off the reply path: an analytics event never delays an answer.
-        let event = answer.event
-        Task {
-            await context.emit(
-                type: NearbyServedEvent.type, schemaVersion: NearbyServedEvent.schemaVersion,
-                key: request.userId ?? event.tile, data: event)
-        }
+        let reply: Reply
         switch answer.result {
         case .success(let response):
-            return .json(
+            reply = .json(
                 200, response,
                 headers: [("Cache-Control", NearbyAnswerer.cacheControl(signedIn: request.userId != nil))])
         case .failure(let failure):
             logger.warning("places cascade exhausted", ["nearby.tile": .string(answer.event.tile)])
-            return .error(502, failure.message)
+            reply = .error(502, failure.message)
+        }
+        // After the reply (never delaying it), and before the offset is committed.
+        let event = answer.event
+        return reply.then {
+            try await context.emit(
+                type: NearbyServedEvent.type, schemaVersion: NearbyServedEvent.schemaVersion,
+                key: request.userId ?? event.tile, data: event)
         }
     }
     return [

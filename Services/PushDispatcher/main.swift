@@ -49,12 +49,12 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
 @Sendable func publishEvents(_ summary: DeliverySummary, context: ServiceContext) async {
     let (handedOff, failed) = summary.events
     if let handedOff {
-        await context.emit(
+        try? await context.emit(
             type: PushHandedOffEvent.type, schemaVersion: PushHandedOffEvent.schemaVersion, key: summary.requestId,
             data: handedOff)
     }
     if let failed {
-        await context.emit(
+        try? await context.emit(
             type: PushFailedEvent.type, schemaVersion: PushFailedEvent.schemaVersion, key: summary.requestId,
             data: failed)
     }

@@ -35,8 +35,10 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
                 ticker: response.ticker, status: response.status, action: response.rating?.action,
                 strength: response.rating?.strength, confidence: response.confidence, inputsUsed: response.inputsUsed,
                 latencyMs: Int(elapsed.inMilliseconds))
+            // The computation may outlive the command that started it (single flight), so the event is not that
+            // command's after-reply work: it is retried in the background until the broker takes it.
             Task {
-                await context.emit(
+                try? await context.emit(
                     type: RatingComputedEvent.type, schemaVersion: RatingComputedEvent.schemaVersion,
                     key: response.ticker, data: event)
             }

@@ -13,12 +13,20 @@ import Runtime
 ///   `CommandDecodingError`, goes to the dead-letter topic with the original key, value and headers plus
 ///   `mv-dlq-error`, `mv-dlq-topic`, `mv-dlq-partition`, `mv-dlq-offset`; if it named a reply topic and a
 ///   correlation id, the gateway also gets a 500 `{"error":"internal error"}` so it does not wait.
-/// - Any other handler error is logged and answered with a 500 `{"error":"internal error"}`.
+/// - The handler runs with `TaskDeadline.current` set to the deadline less `replyMargin`, so lower layers retry
+///   transient failures only while the reply can still arrive. A `TransientFailure` that is still retriable when it
+///   reaches the runner is answered with 503 `{"error":"<dependency> unavailable"}`; any other handler error is
+///   logged and answered with a 500 `{"error":"internal error"}`.
+/// - After-reply work (`Reply.afterReply`) is retried with back-off until it succeeds; the offset stays uncommitted
+///   meanwhile, so work that never succeeds here (the process stops) is redelivered, never dropped. Make it
+///   idempotent. A partition whose message keeps failing holds its commits (and, at the in-flight cap, its intake).
 /// - Replies go to partition 0 of `mv-reply-to`, keyed by the correlation id, with `mv-correlation-id`,
 ///   `mv-status` and an `mv-h-<name>` header per reply header.
 public final class CommandRunner: Service {
     /// The deadline given to commands that carry no budget (e.g. scheduled work).
     public static let defaultBudget: Duration = .seconds(300)
+    /// Time kept back from a handler's deadline to produce the reply before the gateway gives up.
+    public static let replyMargin: Duration = .milliseconds(300)
 
     public let name: String
     private let consumer: KafkaGroupConsumer
@@ -116,12 +124,20 @@ package struct CommandProcessor: Sendable {
         let reply: Reply
         var outcome = "ok"
         do {
-            reply = try await handler(command)
+            reply = try await TaskDeadline.$current.withValue(deadline - CommandRunner.replyMargin) {
+                try await handler(command)
+            }
         } catch let error as CommandDecodingError {
             await deadLetter(message, reason: error.reason, fields: fields)
             await replyInternalError(replyTo: replyTo, correlationId: correlationId, fields: fields)
             MessagingMetrics.commands(topic: topicLabel, outcome: "dead_letter").increment()
             return
+        } catch let error as any TransientFailure where error.isRetriable {
+            var errorFields = fields
+            errorFields["error"] = .string(String(describing: error))
+            logger.warning("command failed: dependency unavailable", errorFields)
+            reply = .error(503, "\(error.dependency) unavailable")
+            outcome = "unavailable"
         } catch {
             var errorFields = fields
             errorFields["error"] = .string(String(describing: error))
@@ -132,9 +148,29 @@ package struct CommandProcessor: Sendable {
         if let replyTo, let correlationId {
             await send(reply, to: replyTo, correlationId: correlationId, fields: fields)
         }
-        await reply.afterReply?()
+        if let work = reply.afterReply { await runAfterReply(work, topicLabel: topicLabel, fields: fields) }
         MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
         MessagingMetrics.commandDuration(topic: topicLabel).observe(since: started)
+    }
+
+    /// Runs after-reply work until it succeeds (see the type's notes).
+    private func runAfterReply(
+        _ work: @Sendable () async throws -> Void, topicLabel: String, fields: [String: LogValue]
+    ) async {
+        do {
+            try await Retry.run(
+                until: nil, backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(5)),
+                onFailure: { error, attempt in
+                    MessagingMetrics.afterReplyRetries(topic: topicLabel).increment()
+                    var errorFields = fields
+                    errorFields["error"] = .string(String(describing: error))
+                    errorFields["attempt"] = .int(attempt)
+                    logger.warning("after-reply work failed; retrying, offset held", errorFields)
+                }, work)
+        } catch {
+            // The consumer never cancels its handlers; a cancelled one would let its offset be committed.
+            logger.error("after-reply work cancelled before it succeeded", fields)
+        }
     }
 
     /// The command's deadline: nil for an unparseable budget, `.some(nil)` when the budget is spent, a default

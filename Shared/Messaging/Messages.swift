@@ -9,9 +9,10 @@ public struct Reply: Sendable {
     public var body: [UInt8]
     /// HTTP headers for the gateway to copy onto the response (they travel as `mv-h-<name>` Kafka headers).
     public var headers: [(String, String)]
-    /// Work to run once the reply has been produced (e.g. deleting a claim-checked photo, so a redelivery inside
-    /// the budget still finds it).
-    public var afterReply: (@Sendable () async -> Void)?
+    /// Work to run once the reply has been produced (e.g. recording a find, then deleting the claim-checked photo, so
+    /// a redelivery inside the budget still finds it). `CommandRunner` retries it until it succeeds before the
+    /// offset is committed: it must be idempotent, and throw when it did not finish.
+    public var afterReply: (@Sendable () async throws -> Void)?
 
     public init(status: Int, body: [UInt8], headers: [(String, String)] = []) {
         self.status = status
@@ -20,7 +21,7 @@ public struct Reply: Sendable {
     }
 
     /// This reply with `work` to run after it was produced.
-    public func then(_ work: @escaping @Sendable () async -> Void) -> Reply {
+    public func then(_ work: @escaping @Sendable () async throws -> Void) -> Reply {
         var copy = self
         copy.afterReply = work
         return copy

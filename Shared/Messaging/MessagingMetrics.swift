@@ -62,4 +62,10 @@ enum MessagingMetrics {
         MetricsRegistry.shared.counter(
             "messaging_publish_failures_total", help: "Events that could not be published", labels: ["topic": topic])
     }
+
+    static func afterReplyRetries(topic: String) -> Counter {
+        MetricsRegistry.shared.counter(
+            "messaging_after_reply_retries_total", help: "Failed attempts of after-reply work (retried; offset held)",
+            labels: ["topic": topic])
+    }
 }

@@ -5,7 +5,10 @@ import Runtime
 
 /// Feeds `CapturesStore` from `mapvest.find.recorded` events on `mapvest.events.v1`, in Nearby's own consumer group
 /// (`mapvest.nearby.read-model`), so the read model keeps up whatever else reads the events. Other event types
-/// are skipped; a write that keeps failing is retried with back-off for about 30 s, then dropped and counted.
+/// are skipped. A write that fails is retried with back-off (100 ms doubling to 5 s) for as long as it takes: the
+/// event's offset is not committed meanwhile, so the consumer never moves past an event it could not apply; at its
+/// in-flight cap it stops fetching, and it resumes from the held event when the store returns (or, after a restart,
+/// from the last committed offset). Writes are idempotent by find id.
 public final class FindsRecordedConsumer: Service {
     public static let groupId = "mapvest.nearby.read-model"
 
@@ -18,29 +21,25 @@ public final class FindsRecordedConsumer: Service {
     ) throws {
         name = "finds-recorded.\(groupId)"
         consumer = try KafkaGroupConsumer.make(configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
-        let dropped = MetricsRegistry.shared.counter(
-            "nearby_read_model_dropped_total", help: "find.recorded events the read model could not store")
+        let retries = MetricsRegistry.shared.counter(
+            "nearby_read_model_retries_total", help: "failed find.recorded writes to the read model (retried; offset held)")
         let recorded = MetricsRegistry.shared.counter(
             "nearby_read_model_recorded_total", help: "find.recorded events applied to the read model")
         consumer.setHandler(maxInFlight: maxInFlight) { message in
             guard let event = Self.decode(message.value) else { return }
-            var delay = Duration.milliseconds(100)
-            for attempt in 1...8 {
-                do {
-                    try await store.record(event)
-                    recorded.increment()
-                    return
-                } catch {
-                    if attempt == 8 {
-                        dropped.increment()
-                        logger.error(
-                            "read model write failed; event dropped",
-                            ["find.id": .string(event.findId), "error": "\(error)"])
-                        return
+            do {
+                try await Retry.run(
+                    until: nil, backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(5)),
+                    onFailure: { error, attempt in
+                        retries.increment()
+                        logger.warning(
+                            "read model write failed; retrying, offset held",
+                            ["find.id": .string(event.findId), "attempt": .int(attempt), "error": "\(error)"])
                     }
-                    try? await Task.sleep(for: delay)
-                    delay = min(delay * 2, .seconds(8))
-                }
+                ) { try await store.record(event) }
+                recorded.increment()
+            } catch {
+                // Only cancellation ends the loop; the offset stays uncommitted and the event is read again.
             }
         }
     }

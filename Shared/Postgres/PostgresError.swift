@@ -1,7 +1,9 @@
+import Runtime
+
 /// A failure talking to Postgres. `description` is generic (kind and SQLSTATE only: never SQL, values or
 /// credentials), safe for logs and replies; `debugDescription` adds the server's message, detail and hint,
 /// which can contain values.
-public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringConvertible {
+public struct PostgresError: TransientFailure, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         public let description: String
@@ -51,6 +53,9 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         self.detail = detail
         self.hint = hint
     }
+
+    /// What a 503 names when this failure outlives its retries.
+    public var dependency: String { "database" }
 
     /// Unique violation (23505), e.g. for idempotent inserts.
     public var isUniqueViolation: Bool { sqlState == "23505" }

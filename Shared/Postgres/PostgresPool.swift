@@ -20,16 +20,25 @@ public struct Migration: Sendable {
 /// A bounded pool of Postgres sessions. Connections open lazily up to `size`; broken ones are discarded and
 /// replaced; callers wait FIFO for a free one up to `acquireTimeout`. Each connection runs its blocking libpq
 /// calls on its own serial queue.
+///
+/// Connection failures are retried with back-off until the caller's `TaskDeadline` (a command's budget), or for
+/// `retryWindow` when none is set: opening a connection always (nothing was sent), and a single `query`/`execute`
+/// also when the connection broke under it (so a statement may run twice: keep single statements idempotent, as
+/// at-least-once delivery requires anyway). Transactions retry only the open. What still fails throws a retriable
+/// `PostgresError`, which command handlers answer with 503 `{"error":"database unavailable"}`.
 public final class PostgresPool: Sendable {
     private let pool: ConnectionPool<PostgresConnection>
     private let logger: Logger
+    /// How long connection failures are retried when the task has no `TaskDeadline`.
+    public let retryWindow: Duration
 
     private static let inUse = MetricsRegistry.shared.gauge(
         "postgres_pool_in_use", help: "Postgres connections currently handed out by pools.")
 
-    private init(pool: ConnectionPool<PostgresConnection>, logger: Logger) {
+    private init(pool: ConnectionPool<PostgresConnection>, logger: Logger, retryWindow: Duration) {
         self.pool = pool
         self.logger = logger
+        self.retryWindow = retryWindow
     }
 
     /// A pool for `url`, a libpq connection URI (`postgres://user:pass@host:port/db?sslmode=…`). The URL is checked
@@ -37,7 +46,7 @@ public final class PostgresPool: Sendable {
     /// unless the URL sets `connect_timeout`.
     public static func make(
         url: String, size: Int, logger: Logger, acquireTimeout: Duration = .seconds(5),
-        connectTimeout: Duration = .seconds(3)
+        connectTimeout: Duration = .seconds(3), retryWindow: Duration = .seconds(2)
     ) async throws -> PostgresPool {
         guard size >= 1 else { throw PostgresError(code: .invalidArgument, message: "pool size must be at least 1") }
         var parseError: UnsafeMutablePointer<CChar>?
@@ -63,18 +72,23 @@ public final class PostgresPool: Sendable {
             timeoutError: { PostgresError(code: .poolTimeout, message: "no connection free within \(acquireTimeout)") },
             closedError: { PostgresError(code: .poolClosed) })
         let pool = ConnectionPool(capacity: size, acquireTimeout: acquireTimeout, inUse: inUse, hooks: hooks)
-        return PostgresPool(pool: pool, logger: logger)
+        return PostgresPool(pool: pool, logger: logger, retryWindow: retryWindow)
     }
 
-    /// Runs one statement on a pooled connection and returns its rows.
+    /// Runs one statement on a pooled connection and returns its rows (retried on connection failures).
     public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await withConnection { try await $0.query(query) }
+        try await retryingConnectionFailures(includingBroken: true) {
+            try await withConnection { try await $0.query(query) }
+        }
     }
 
-    /// Runs one statement on a pooled connection and returns the number of affected rows.
+    /// Runs one statement on a pooled connection and returns the number of affected rows (retried on connection
+    /// failures).
     @discardableResult
     public func execute(_ query: PostgresQuery) async throws -> Int {
-        try await withConnection { try await $0.execute(query) }
+        try await retryingConnectionFailures(includingBroken: true) {
+            try await withConnection { try await $0.execute(query) }
+        }
     }
 
     /// A pooled connection for several statements outside a transaction. A transaction left open by `body` is
@@ -82,7 +96,7 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(
         _ body: @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await pool.acquire()
+        let connection = try await acquire()
         let result: Result<T, any Error>
         do {
             result = .success(try await body(connection))
@@ -97,6 +111,7 @@ public final class PostgresPool: Sendable {
     /// error was swallowed, COMMIT rolls back and this throws `transactionRolledBack`. Not retried here: retry the
     /// whole call when the error `isRetriable` (serialization failures, deadlocks).
     public func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        // withConnection retries the open only: a statement of `body` may have had effects outside the database.
         try await withConnection { connection in
             try await connection.simpleQuery("BEGIN")
             do {
@@ -120,7 +135,7 @@ public final class PostgresPool: Sendable {
     public func withReservedConnection<T: Sendable>(
         _ body: @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await pool.acquire()
+        let connection = try await acquire()
         let result: Result<T, any Error>
         do {
             result = .success(try await body(connection))
@@ -208,6 +223,34 @@ public final class PostgresPool: Sendable {
     /// Fails waiters, closes idle connections; connections in use close when they come back.
     public func close() async {
         await pool.close()
+    }
+
+    /// A connection, retrying failed opens (the server is down or restarting) until the deadline.
+    private func acquire() async throws -> PostgresConnection {
+        try await retryingConnectionFailures(includingBroken: false) { try await pool.acquire() }
+    }
+
+    private func retryingConnectionFailures<T: Sendable>(
+        includingBroken: Bool, _ work: () async throws -> T
+    ) async throws -> T {
+        let deadline = TaskDeadline.current ?? ContinuousClock.now + retryWindow
+        return try await Retry.run(
+            until: deadline, backoff: Backoff(initial: .milliseconds(50), maximum: .seconds(1)),
+            shouldRetry: { Self.isConnectionFailure($0, includingBroken: includingBroken) }, work)
+    }
+
+    /// Failures of the connection rather than of the statement: the server could not be reached, went away, or
+    /// is shutting down or starting up.
+    static func isConnectionFailure(_ error: any Error, includingBroken: Bool) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        switch error.code {
+        case .connectionFailed: return true
+        case .connectionClosed: return includingBroken
+        case .server:
+            guard includingBroken, let state = error.sqlState else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default: return false
+        }
     }
 
     private func giveBack(_ connection: PostgresConnection) async {

@@ -1,6 +1,8 @@
+import Runtime
+
 /// A failure talking to Redis. `description` is generic (kind and the error reply's code word, such as `WRONGTYPE`),
 /// never keys or values; `debugDescription` adds the full message.
-public struct RedisError: Error, CustomStringConvertible, CustomDebugStringConvertible {
+public struct RedisError: TransientFailure, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         public let description: String
@@ -34,6 +36,8 @@ public struct RedisError: Error, CustomStringConvertible, CustomDebugStringConve
     public var isRetriable: Bool
     /// The full error text (may contain keys or script text): only in `debugDescription`.
     public var message: String?
+    /// What a 503 names when this failure outlives its retries.
+    public var dependency: String { "cache" }
 
     public init(code: Code, errorPrefix: String? = nil, message: String? = nil) {
         self.code = code

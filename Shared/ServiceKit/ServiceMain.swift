@@ -15,16 +15,18 @@ public struct ServiceContext: Sendable {
     public let producer: KafkaProducer
     public let publisher: EventPublisher
 
-    /// Publishes a domain event as CloudEvents JSON on `mapvest.events.v1`, keyed by `key`. Never throws.
-    @discardableResult
+    /// Publishes a domain event as CloudEvents JSON on `mapvest.events.v1`, keyed by `key`, retrying with back-off
+    /// until the broker acknowledges it. Throws `PublishError` only at `deadline` (nil: never, so call it from
+    /// after-reply work or a consumer's handler, whose offset waits for it), and `CancellationError`.
     public func emit<T: Codable & Sendable>(
-        type: String, schemaVersion: Int, key: String, subject: String? = nil, data: T
-    ) async -> Bool {
+        type: String, schemaVersion: Int, key: String, subject: String? = nil, data: T,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws {
         let event = CloudEvent(
             id: UUID().uuidString.lowercased(), source: "/mapvest/\(name.lowercased())", type: type,
             time: Timestamp.iso8601(Date()), schemaVersion: schemaVersion, subject: subject, data: data)
-        guard let bytes = try? JSONEncoder().encode(event) else { return false }
-        return await publisher.publish(topic: Topics.events, key: key, value: Array(bytes))
+        let bytes = try JSONEncoder().encode(event)
+        try await publisher.deliver(topic: Topics.events, key: key, value: Array(bytes), until: deadline)
     }
 }
 

@@ -40,6 +40,7 @@ final class Collected<T: Sendable>: Sendable {
 final class Gate: Sendable {
     private let open = Atomic<Bool>(false)
     func release() { open.store(true, ordering: .releasing) }
+    var isOpen: Bool { open.load(ordering: .acquiring) }
     func wait() async {
         while !open.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
     }

@@ -329,10 +329,52 @@ import Testing
         #expect(newPid != nil && newPid != pid)
     }
 
-    @Test func unreachableServerFailsFast() async throws {
+    @Test func aConnectionDroppedMidStatementIsRetriedOnAFreshOne() async throws {
+        let pool = try await PG.pool(size: 1)
+        let admin = try await PG.pool(size: 1)
+        defer {
+            Task {
+                await pool.close()
+                await admin.close()
+            }
+        }
+        let marker = "drop-\(UInt32.random(in: 0...UInt32.max))"
+        let running = Task {
+            try await pool.query("SELECT \(marker)::text AS marker, pg_backend_pid() AS pid, pg_sleep(0.5)")
+        }
+        // Terminate the backend while the statement runs: the old pool answered connectionClosed at once.
+        var victim: Int?
+        for _ in 0..<100 where victim == nil {
+            victim = try await admin.query(
+                "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(0.5)%' AND pid <> pg_backend_pid()"
+            ).first?.int("pid")
+            if victim == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let pid = try #require(victim)
+        _ = try await admin.query("SELECT pg_terminate_backend(\(Int32(pid)))")
+        let rows = try await running.value
+        #expect(rows.first?.string("marker") == marker)
+        #expect(rows.first?.int("pid") != pid)
+    }
+
+    @Test func unreachableServerIsRetriedUntilTheTaskDeadlineThenRetriable() async throws {
+        let pool = try await PostgresPool.make(
+            url: "postgres://mapvest:pw@127.0.0.1:1/mapvest", size: 1, logger: Logger(label: "t", sink: .memory()))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) {
+            try await TaskDeadline.$current.withValue(.now + .milliseconds(800)) { try await pool.query("SELECT 1") }
+        }
+        #expect(error?.isRetriable == true)
+        // Retried until the deadline (not an answer at once), and not past it.
+        #expect(elapsed(since: start) >= 0.5 && elapsed(since: start) < 1.5)
+        await pool.close()
+    }
+
+    @Test func unreachableServerFailsWithinItsRetryWindow() async throws {
         let sink = LogSink.memory()
         let pool = try await PostgresPool.make(
-            url: "postgres://mapvest:s3cret-pw@127.0.0.1:1/mapvest", size: 2, logger: Logger(label: "t", sink: sink))
+            url: "postgres://mapvest:s3cret-pw@127.0.0.1:1/mapvest", size: 2, logger: Logger(label: "t", sink: sink),
+            retryWindow: .milliseconds(500))
         let start = ContinuousClock.now
         let error = await #expect(throws: PostgresError.self) { try await pool.query("SELECT 1") }
         #expect(error?.code == .connectionFailed)

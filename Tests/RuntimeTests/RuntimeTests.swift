@@ -200,3 +200,25 @@ struct ServiceGroupTests {
         #expect(await events.list == ["run a"])
     }
 }
+
+struct LogRateLimitTests {
+    @Test func repeatedFailureLinesAreRateLimitedWithASuppressedCount() async throws {
+        let sink = LogSink.memory(repeatInterval: .milliseconds(300))
+        let logger = Logger(label: "flood", level: .info, sink: sink)
+        let suppressed = MetricsRegistry.shared.counter(
+            "log_lines_suppressed_total", help: "Repeated warning and error lines not written (rate-limited).",
+            labels: ["level": "warning"])
+        let before = suppressed.current
+        for _ in 0..<500 { logger.warning("postgres connect failed", ["error": "refused"]) }
+        logger.warning("another failure")
+        for _ in 0..<3 { logger.info("routine line") }
+        #expect(sink.lines.count == 5)  // first flood line, the other warning, three info lines (never limited)
+        #expect(suppressed.current - before >= 499)  // shared registry: other tests may add
+        try await Task.sleep(for: .milliseconds(350))
+        logger.warning("postgres connect failed", ["error": "refused"])
+        let last = try #require(sink.lines.last)
+        let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect(object?["msg"] as? String == "postgres connect failed")
+        #expect(object?["log.suppressed"] as? Int == 499)
+    }
+}

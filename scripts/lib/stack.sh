@@ -63,8 +63,11 @@ stack_start() {
         --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync >"$STACK_DIR/initdb.log" 2>&1 \
         || { stack_log "initdb failed; see $STACK_DIR/initdb.log"; return 1; }
     fi
+    # Exported for fault trials that stop and start Postgres on the same port (Tests/TestSupport/StackFaults.swift).
+    STACK_PG_OPTIONS="-c listen_addresses=127.0.0.1 -p $pgport -k $pgdir -c fsync=off -c max_connections=300"
+    export STACK_PG_OPTIONS
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-      -o "-c listen_addresses=127.0.0.1 -p $pgport -k $pgdir -c fsync=off -c max_connections=300" start >/dev/null \
+      -o "$STACK_PG_OPTIONS" start >/dev/null \
       || { stack_log "postgres did not start; see $pgdir/server.log"; return 1; }
     echo "$pgdir" >"$STACK_DIR/pg.dir"
     runuser -u postgres -- psql -h "$pgdir" -p "$pgport" -U postgres -qtc "SELECT 1 FROM pg_database WHERE datname='mapvest'" \

@@ -16,42 +16,36 @@ struct FindsCommands: Sendable {
         .json(200, FindsResponse(finds: try await store.list(userId: command.userId, limit: command.limit)))
     }
 
+    /// Guest replay (`POST /v1/finds`). A still-failing database or broker throws, and the runner answers 503.
     func replay(_ command: ReplayFindsCommand) async throws -> Reply {
         let requestSHA = Digest.hex(Digest.sha256(Array(try JSONEncoder.sorted.encode(command.finds))))
-        if let key = command.idempotencyKey, let stored = try await store.replay(userId: command.userId, key: key) {
-            guard stored.requestSHA == requestSHA else {
-                return .error(409, "Idempotency-Key was already used with a different body")
-            }
-            return Reply(status: 200, body: stored.response, headers: [("Idempotent-Replayed", "true")])
-        }
-        for input in command.finds {
-            let (find, inserted) = try await store.record(userId: command.userId, input)
-            if inserted { await publishRecorded(find, userId: command.userId) }
-        }
-        let body = Array(try JSONEncoder().encode(FindsResponse(finds: try await store.list(userId: command.userId, limit: 200))))
-        if let key = command.idempotencyKey {
-            try await store.rememberReplay(userId: command.userId, key: key, requestSHA: requestSHA, response: body)
-        }
-        return Reply(status: 200, body: body, headers: [])
-    }
-
-    /// Records the top investable of a signed-in identify (fire-and-forget from the identify path).
-    func recordFromIdentify(userId: String, _ input: RecordFindInput) async {
-        do {
-            let (find, inserted) = try await store.record(userId: userId, input)
-            if inserted { await publishRecorded(find, userId: userId) }
-        } catch {
-            context.logger.warning("recordFind failed", ["error": "\(error)"])
+        let deadline = TaskDeadline.current ?? .now + .seconds(5)
+        let userId = command.userId
+        let outcome = try await store.replay(
+            userId: userId, key: command.idempotencyKey, requestSHA: requestSHA, command.finds,
+            announce: { find in try await publishRecorded(find, userId: userId, deadline: deadline) })
+        switch outcome {
+        case .answered(let body): return Reply(status: 200, body: body)
+        case .replayed(let body): return Reply(status: 200, body: body, headers: [("Idempotent-Replayed", "true")])
+        case .conflict: return .error(409, "Idempotency-Key was already used with a different body")
         }
     }
 
-    private func publishRecorded(_ find: Find, userId: String) async {
+    /// Records the finds of a signed-in identify (after-reply work); throws when it did not finish by `deadline`.
+    func record(userId: String, _ inputs: [RecordFindInput], deadline: ContinuousClock.Instant) async throws {
+        try await store.record(userId: userId, inputs) { find in
+            try await publishRecorded(find, userId: userId, deadline: deadline)
+        }
+    }
+
+    private func publishRecorded(_ find: Find, userId: String, deadline: ContinuousClock.Instant) async throws {
         let tile = find.lat.flatMap { lat in find.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
-        await context.emit(
+        try await context.emit(
             type: FindRecordedEvent.type, schemaVersion: FindRecordedEvent.schemaVersion, key: userId,
             data: FindRecordedEvent(
                 findId: find.id, userId: userId, brand: find.brand, ticker: find.ticker, comparable: find.comparable,
-                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt))
+                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt),
+            deadline: deadline)
     }
 }
 

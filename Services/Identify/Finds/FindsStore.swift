@@ -43,7 +43,11 @@ struct FindsStore: Sendable {
                     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
                     PRIMARY KEY (user_id, idempotency_key)
                 );
-                """)
+                """),
+        // The answer's exact bytes (JSONB normalizes key order and spacing, so replays were not byte-identical).
+        Migration(
+            version: 2, name: "replay answer bytes",
+            sql: "ALTER TABLE identify.finds_replays ADD COLUMN IF NOT EXISTS response_body TEXT"),
     ]
 
     private static let columns = """
@@ -66,44 +70,61 @@ struct FindsStore: Sendable {
             rarity: RarityClassifier.classify(ticker: ticker, comparable: comparable, isPublic: isPublic))
     }
 
-    /// Records a find unless the user already has one with the same identity; returns the stored row either way
-    /// and whether it was new.
-    func record(userId: String, _ input: RecordFindInput) async throws -> (find: Find, inserted: Bool) {
-        let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
-        let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? Date()
-        // Symbols are stored as the identity key reads them: trimmed, upper case.
-        let ticker = Self.symbol(input.ticker)
-        let comparable = Self.symbol(input.comparable)
-        let inserted = try await db.query(
-            """
-            INSERT INTO identify.user_finds
-                (id, user_id, brand, ticker, is_public, comparable, confidence, lat, lng, found_price, geohash6, created_at)
-            VALUES (\(Digest.uuid())::uuid, \(userId), \(input.brand), \(ticker), \(input.isPublic),
-                    \(comparable), \(input.confidence.rawValue), \(input.lat), \(input.lng), \(input.foundPrice),
-                    \(geohash), \(createdAt))
-            ON CONFLICT (user_id, identity_key) DO NOTHING
-            RETURNING \(unescaped: Self.columns)
-            """)
-        if let row = inserted.first, let find = Self.find(row) { return (find, true) }
-        let existing = try await db.query(
-            """
-            SELECT \(unescaped: Self.columns) FROM identify.user_finds
-            WHERE user_id = \(userId)
-              AND identity_key = COALESCE(NULLIF(UPPER(TRIM(\(ticker))), ''), NULLIF(UPPER(TRIM(\(comparable))), ''),
-                                          UPPER(TRIM(\(input.brand))))
-            """)
-        guard let row = existing.first, let find = Self.find(row) else { throw FindsError.vanished }
-        return (find, false)
+    /// Records finds in one transaction, unless the user already has one with the same identity. `announce` runs for
+    /// each new find before COMMIT, so a committed find has always been announced (at least once: a COMMIT that
+    /// fails after it leaves an announcement of a find that is not stored, which consumers keyed by find id absorb).
+    func record(userId: String, _ inputs: [RecordFindInput], announce: @escaping @Sendable (Find) async throws -> Void)
+        async throws
+    {
+        try await db.transaction { connection in
+            try await Self.record(on: connection, userId: userId, inputs, announce: announce)
+        }
+    }
+
+    /// Inserts in identity order, so two transactions recording overlapping finds wait on each other instead of
+    /// deadlocking.
+    private static func record(
+        on connection: PostgresConnection, userId: String, _ inputs: [RecordFindInput],
+        announce: @Sendable (Find) async throws -> Void
+    ) async throws {
+        for input in inputs.sorted(by: { identity($0) < identity($1) }) {
+            let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
+            let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? Date()
+            // Symbols are stored as the identity key reads them: trimmed, upper case.
+            let ticker = symbol(input.ticker)
+            let comparable = symbol(input.comparable)
+            let inserted = try await connection.query(
+                """
+                INSERT INTO identify.user_finds
+                    (id, user_id, brand, ticker, is_public, comparable, confidence, lat, lng, found_price, geohash6,
+                     created_at)
+                VALUES (\(Digest.uuid())::uuid, \(userId), \(input.brand), \(ticker), \(input.isPublic),
+                        \(comparable), \(input.confidence.rawValue), \(input.lat), \(input.lng), \(input.foundPrice),
+                        \(geohash), \(createdAt))
+                ON CONFLICT (user_id, identity_key) DO NOTHING
+                RETURNING \(unescaped: columns)
+                """)
+            if let row = inserted.first, let find = find(row) { try await announce(find) }
+        }
+    }
+
+    /// The identity key as the generated column computes it (for ordering inserts).
+    private static func identity(_ input: RecordFindInput) -> String {
+        symbol(input.ticker) ?? symbol(input.comparable) ?? input.brand.trimmingCharacters(in: .whitespaces).uppercased()
     }
 
     /// The journal, newest first, one row per identity.
     func list(userId: String, limit: Int) async throws -> [Find] {
-        try await db.query(
+        try await db.withConnection { try await Self.list(on: $0, userId: userId, limit: limit) }
+    }
+
+    private static func list(on connection: PostgresConnection, userId: String, limit: Int) async throws -> [Find] {
+        try await connection.query(
             """
-            SELECT \(unescaped: Self.columns) FROM identify.user_finds WHERE user_id = \(userId)
+            SELECT \(unescaped: columns) FROM identify.user_finds WHERE user_id = \(userId)
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """
-        ).compactMap(Self.find)
+        ).compactMap(find)
     }
 
     /// Geohash-6 tiles of the user's finds (legacy rows without one are computed from coordinates).
@@ -120,27 +141,57 @@ struct FindsStore: Sendable {
         }
     }
 
-    /// A stored replay answer for this key: its request hash and response body.
-    func replay(userId: String, key: String) async throws -> (requestSHA: String, response: [UInt8])? {
-        guard
-            let row = try await db.query(
-                """
-                SELECT request_sha, response::text AS response FROM identify.finds_replays
-                WHERE user_id = \(userId) AND idempotency_key = \(key)
-                """
-            ).first, let sha = row.string("request_sha"), let response = row.string("response")
-        else { return nil }
-        return (sha, Array(response.utf8))
+    /// How a guest replay was answered.
+    enum ReplayOutcome: Sendable {
+        /// Recorded now; the body is the journal after it (and, with a key, the stored answer).
+        case answered([UInt8])
+        /// The key was used before with this body: its stored answer, byte for byte.
+        case replayed([UInt8])
+        /// The key was used before with another body.
+        case conflict
     }
 
-    /// Remembers a replay answer; the first writer of a key wins.
-    func rememberReplay(userId: String, key: String, requestSHA: String, response: [UInt8]) async throws {
-        _ = try await db.execute(
-            """
-            INSERT INTO identify.finds_replays (user_id, idempotency_key, request_sha, response)
-            VALUES (\(userId), \(key), \(requestSHA), \(PostgresJSON(String(decoding: response, as: UTF8.self))))
-            ON CONFLICT DO NOTHING
-            """)
+    /// A guest replay, decided atomically per `Idempotency-Key`: in one transaction the key and body hash are claimed
+    /// first (`INSERT … ON CONFLICT DO NOTHING`, which waits for a concurrent claim of the same key to commit or roll
+    /// back), then the finds are recorded and the answer's exact bytes are stored with the claim. A lost claim reads
+    /// the winner's stored answer. Without a key, only the recording runs.
+    func replay(
+        userId: String, key: String?, requestSHA: String, _ inputs: [RecordFindInput],
+        announce: @escaping @Sendable (Find) async throws -> Void
+    ) async throws -> ReplayOutcome {
+        try await db.transaction { connection in
+            if let key {
+                let claimed = try await connection.query(
+                    """
+                    INSERT INTO identify.finds_replays (user_id, idempotency_key, request_sha, response)
+                    VALUES (\(userId), \(key), \(requestSHA), '{}'::jsonb)
+                    ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                    RETURNING 1 AS claimed
+                    """)
+                if claimed.isEmpty {
+                    let stored = try await connection.query(
+                        """
+                        SELECT request_sha, COALESCE(response_body, response::text) AS body FROM identify.finds_replays
+                        WHERE user_id = \(userId) AND idempotency_key = \(key)
+                        """)
+                    guard let row = stored.first, let sha = row.string("request_sha"), let body = row.string("body")
+                    else { throw FindsError.vanished }
+                    return sha == requestSHA ? .replayed(Array(body.utf8)) : .conflict
+                }
+            }
+            try await Self.record(on: connection, userId: userId, inputs, announce: announce)
+            let body = Array(
+                try JSONEncoder().encode(FindsResponse(finds: try await Self.list(on: connection, userId: userId, limit: 200))))
+            if let key {
+                let text = String(decoding: body, as: UTF8.self)
+                try await connection.execute(
+                    """
+                    UPDATE identify.finds_replays SET response = \(PostgresJSON(text)), response_body = \(text)
+                    WHERE user_id = \(userId) AND idempotency_key = \(key)
+                    """)
+            }
+            return .answered(body)
+        }
     }
 
     static func symbol(_ raw: String?) -> String? {
