@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "LoadGen", targets: ["LoadGen"]),
         .executable(name: "BenchNearbyRating", targets: ["BenchNearbyRating"]),
         .executable(name: "PushBench", targets: ["PushBench"]),
+        .executable(name: "BenchCharts", targets: ["BenchCharts"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -45,6 +46,7 @@ let package = Package(
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         cLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         cLibrary("CTesseract", pkgConfig: "tesseract", apt: ["libtesseract-dev", "tesseract-ocr-eng"]),
+        cLibrary("CCairo", pkgConfig: "cairo", apt: ["libcairo2-dev", "fonts-dejavu-core"]),
 
         // Shared modules.
         shared("Runtime", []),
@@ -63,6 +65,7 @@ let package = Package(
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
         shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
         shared("OCR", ["CTesseract", "Runtime"]),
+        shared("Charts", ["CCairo"]),
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
@@ -91,6 +94,9 @@ let package = Package(
         .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
                           path: "Tools/PushBench", swiftSettings: swiftSettings),
 
+        .executableTarget(name: "BenchCharts", dependencies: ["Charts"], path: "Tools/BenchCharts",
+                          swiftSettings: swiftSettings),
+
         .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
                           path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
 
@@ -107,6 +113,7 @@ let package = Package(
         tests("FinanceTests", ["Finance", "Contracts"]),
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
+        tests("ChartsTests", ["Charts"]),
         tests("GeoTests", ["Geo"]),
         tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
         tests("RatingTests", ["RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
