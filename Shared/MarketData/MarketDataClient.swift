@@ -20,7 +20,7 @@ public final class MarketDataClient: Sendable {
     private let http: HTTPClient
     private let logger: Logger
     private let quotes: SingleFlightCache<Quote?>
-    private let histories: SingleFlightCache<[HistoryPoint]?>
+    private let histories: SingleFlightCache<PriceHistory?>
     private let headlines: SingleFlightCache<[NewsItem]?>
     private let ratioRows: SingleFlightCache<FinancialRatios?>
     private let reportedMassiveUnusable = Atomic<Bool>(false)
@@ -52,11 +52,19 @@ public final class MarketDataClient: Sendable {
         return await quotes.value(for: sym) { [self] in await fetchQuote(sym) }
     }
 
-    /// Closes for `symbol` from Yahoo's chart endpoint, oldest first; nil when invalid, failed or fewer than two
-    /// points. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as Yahoo requires.
+    /// Closes for `symbol`, oldest first (the closes of `priceHistory`).
     public func history(
         _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
     ) async -> [HistoryPoint]? {
+        await priceHistory(symbol, period: period, interval: interval)?.bars.map { HistoryPoint(ts: $0.ts, close: $0.close) }
+    }
+
+    /// OHLCV bars for `symbol` from Yahoo's chart endpoint, oldest first, naming the provider; nil when invalid,
+    /// failed or fewer than two bars. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as
+    /// Yahoo requires.
+    public func priceHistory(
+        _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
+    ) async -> PriceHistory? {
         guard let sym = MarketSymbol.normalize(symbol) else { return nil }
         let range: HistoryPeriod =
             interval == .fifteenMinutes && period != .fiveDays && period != .oneMonth ? .fiveDays : period
@@ -143,11 +151,12 @@ public final class MarketDataClient: Sendable {
         return nil
     }
 
-    private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> [HistoryPoint]? {
+    private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> PriceHistory? {
         let url =
             "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
             + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
-        return await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.history(from:))
+        return await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.bars(from:))
+            .map { PriceHistory(provider: .yahoo, bars: $0) }
     }
 
     private func fetchNews(_ sym: String) async -> [NewsItem]? {

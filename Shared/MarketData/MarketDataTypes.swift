@@ -1,7 +1,7 @@
 import Runtime
 
 /// A quote upstream. Callers see it only through `Quote.provider`.
-public enum MarketDataProvider: String, Sendable, CaseIterable {
+public enum MarketDataProvider: String, Sendable, CaseIterable, Codable {
     case massive, yahoo
 }
 
@@ -49,6 +49,39 @@ public struct HistoryPoint: Sendable, Equatable, Codable {
     public init(ts: Int64, close: Double) {
         self.ts = ts
         self.close = close
+    }
+}
+
+/// One price bar: `ts` in unix seconds; the close (adjusted when the provider adjusts), and open, high, low and
+/// volume when the provider has them.
+public struct PriceBar: Sendable, Equatable, Codable {
+    public var ts: Int64
+    public var open: Double?
+    public var high: Double?
+    public var low: Double?
+    public var close: Double
+    public var volume: Double?
+
+    public init(
+        ts: Int64, open: Double? = nil, high: Double? = nil, low: Double? = nil, close: Double, volume: Double? = nil
+    ) {
+        self.ts = ts
+        self.open = open
+        self.high = high
+        self.low = low
+        self.close = close
+        self.volume = volume
+    }
+}
+
+/// A price history, oldest bar first, and the upstream that supplied it.
+public struct PriceHistory: Sendable, Equatable, Codable {
+    public var provider: MarketDataProvider
+    public var bars: [PriceBar]
+
+    public init(provider: MarketDataProvider, bars: [PriceBar]) {
+        self.provider = provider
+        self.bars = bars
     }
 }
 
@@ -154,6 +187,9 @@ public enum MarketSymbol {
         }
         return s
     }
+
+    /// `symbol` percent-encoded for a URL path segment.
+    public static func pathSegment(_ symbol: String) -> String { percentEncoded(symbol) }
 
     /// Percent-encodes everything outside RFC 3986's unreserved set (for a path segment or a query value).
     static func percentEncoded(_ s: String) -> String {

@@ -1,0 +1,202 @@
+import Charts
+import Contracts
+import Foundation
+import MarketData
+import Messaging
+import RatingEngine
+import Runtime
+
+/// `GET /v1/chart/{type}`: the Underlying Analyzer's chart when it answers (its image passed through unchanged), and
+/// otherwise — for price, regression, ridge and auction — a PNG we draw with cairo from the shared price history.
+///
+/// Size limits: the answer travels back as one Kafka reply, and librdkafka's producer refuses messages over
+/// `message.max.bytes` (1,000,000 by default; Apache Kafka's broker default is 1,048,588). Our PNGs are 1080 × 720 and
+/// 55–140 KB (75–190 KB base64); an Underlying answer whose encoded reply would exceed `maxReplyBytes` is not
+/// passed on: we draw the chart ourselves instead (or answer 502 for types only Underlying draws).
+public struct ChartService: Sendable {
+    /// The largest reply body this service produces (headroom under the producer's 1,000,000-byte limit).
+    public static let maxReplyBytes = 900_000
+    public static let cacheControl = "public, max-age=300"
+    /// Time kept back from the Underlying attempt for drawing the chart ourselves.
+    static let localReserve: Duration = .milliseconds(2500)
+
+    let histories: PriceHistoryStore
+    let underlying: UnderlyingClient
+    let renderer: ChartRenderer
+    /// Longest wait for Underlying's chart.
+    let underlyingTimeout: Duration
+    let logger: Logger
+
+    public init(
+        histories: PriceHistoryStore, underlying: UnderlyingClient, renderer: ChartRenderer,
+        underlyingTimeout: Duration = .seconds(4), logger: Logger
+    ) {
+        self.histories = histories
+        self.underlying = underlying
+        self.renderer = renderer
+        self.underlyingTimeout = underlyingTimeout
+        self.logger = logger
+    }
+
+    public func chart(_ command: ChartCommand, deadline: ContinuousClock.Instant) async -> Reply {
+        let local = Self.localKind(command.type)
+        var missed = "not asked"
+        if let name = command.type.underlyingName {
+            let left = deadline - ContinuousClock.now - .milliseconds(150)
+            let timeout = local == nil ? left : min(underlyingTimeout, left - Self.localReserve)
+            if timeout > .milliseconds(100) {
+                switch await fromUnderlying(command, name: name, timeout: timeout) {
+                case .success(let reply): return reply
+                case .failure(let reason): missed = reason.text
+                }
+            } else {
+                missed = "no time left"
+            }
+        }
+        guard let local else {
+            return .error(502, "underlying chart \(command.type.rawValue) unavailable: \(missed)")
+        }
+        return await drawn(command, kind: local, underlyingNote: command.type.underlyingName == nil ? nil : missed)
+    }
+
+    /// The kind we can draw for a type, if any.
+    static func localKind(_ type: ChartType) -> ChartKind? {
+        switch type {
+        case .price: .price
+        case .regression: .regression
+        case .ridge, .ridgeGrowth: .ridge
+        case .auction: .auction
+        case .performance, .flowCompass, .torque, .portfolio, .volatility: nil
+        }
+    }
+
+    // MARK: - Underlying
+
+    struct Miss: Error {
+        let text: String
+    }
+
+    private struct UpstreamChart: Decodable {
+        struct Image: Decodable {
+            var filename: String?
+            var mime: String?
+            var data: String?
+        }
+        var images: [Image]?
+        var provider: String?
+        var providerNote: String?
+        var meta: [String: JSONValue]?
+
+        enum CodingKeys: String, CodingKey {
+            case images, provider, meta
+            case providerNote = "provider_note"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            images = try? c.decodeIfPresent([Image].self, forKey: .images)
+            provider = try? c.decodeIfPresent(String.self, forKey: .provider)
+            providerNote = try? c.decodeIfPresent(String.self, forKey: .providerNote)
+            meta = try? c.decodeIfPresent([String: JSONValue].self, forKey: .meta)
+        }
+    }
+
+    private func fromUnderlying(_ command: ChartCommand, name: String, timeout: Duration) async -> Result<Reply, Miss> {
+        var body: [String: JSONValue] = [
+            "ticker": .string(command.ticker), "period": .string(command.period.rawValue),
+            "interval": .string(command.interval.rawValue),
+        ]
+        if command.type == .performance, let month = command.month { body["month"] = .number(Double(month)) }
+        let json = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
+        let reply = await underlying.send("/api/charts/\(name)", method: "POST", json: json, kind: "chart", timeout: timeout)
+        switch reply {
+        case .notConfigured: return .failure(Miss(text: "not configured"))
+        case .timedOut: return .failure(Miss(text: "timed out"))
+        case .unreachable: return .failure(Miss(text: "unreachable"))
+        case .answered(let status, let bytes, _):
+            guard status == 200 else { return .failure(Miss(text: "http \(status)")) }
+            guard let chart = try? JSONDecoder().decode(UpstreamChart.self, from: Data(bytes)),
+                let image = chart.images?.first, let data = image.data, !data.isEmpty
+            else { return .failure(Miss(text: "no chart image returned")) }
+            let meta = chart.meta ?? [:]
+            let levels = ChartLevels(poc: meta["poc"]?.number, vah: meta["vah"]?.number, val: meta["val"]?.number)
+            let response = ChartResponse(
+                ticker: command.ticker, type: command.type.rawValue, period: command.period.rawValue,
+                interval: command.interval.rawValue,
+                image: ChartImage(mime: image.mime ?? "image/png", data: data, filename: image.filename),
+                levels: levels.poc == nil && levels.vah == nil && levels.val == nil ? nil : levels, meta: meta,
+                provider: chart.provider, providerNote: chart.providerNote, sourceUrl: underlying.url("/"))
+            let encoded = Reply.json(200, response, headers: [("Cache-Control", Self.cacheControl)])
+            guard encoded.body.count <= Self.maxReplyBytes else {
+                logger.warning(
+                    "underlying chart too large for a reply", ["chart.type": .string(name), "bytes": .int(encoded.body.count)])
+                return .failure(Miss(text: "image too large for a reply"))
+            }
+            return .success(encoded)
+        }
+    }
+
+    // MARK: - Drawn here
+
+    private func drawn(_ command: ChartCommand, kind: ChartKind, underlyingNote: String?) async -> Reply {
+        // Charts read daily bars unless weekly ones were asked, or 15-minute ones over at most a month.
+        let interval: PriceInterval =
+            command.interval == .oneWeek
+                || (command.interval == .fifteenMinutes && [.fiveDays, .oneMonth].contains(command.period))
+            ? command.interval : .oneDay
+        guard let entry = await histories.history(command.ticker, period: command.period, interval: interval) else {
+            return .error(502, "price history unavailable")
+        }
+        let provider = entry.history.provider
+        let bars = entry.history.bars.map {
+            ChartBar(ts: $0.ts, open: $0.open, high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
+        }
+        let request = ChartRequest(
+            kind: kind, ticker: command.ticker, period: command.period.rawValue, bars: bars, source: provider.displayName)
+        let chart: RenderedChart
+        do {
+            chart = try await renderer.render(request)
+        } catch {
+            switch error.kind {
+            case .insufficientData: return .error(502, "price history unavailable: \(error.detail)")
+            case .busy: return .error(503, "chart renderer busy")
+            case .renderFailed:
+                logger.error("chart rendering failed", ["chart.type": .string(kind.rawValue), "error": .string(error.detail)])
+                return .error(500, "internal error")
+            }
+        }
+        var meta: [String: JSONValue] = chart.facts.mapValues { .number($0) }
+        meta["renderer"] = .string("mapvest-cairo")
+        meta["width"] = .number(Double(chart.width))
+        meta["height"] = .number(Double(chart.height))
+        meta["scale"] = .number(request.scale)
+        meta["interval"] = .string(interval.rawValue)
+        var note = "Drawn by Mapvest (cairo) from \(provider.displayName) \(Self.barWord(interval)) bars"
+        if let underlyingNote { note += "; Underlying Analyzer chart unavailable (\(underlyingNote))" }
+        let response = ChartResponse(
+            ticker: command.ticker, type: command.type.rawValue, period: command.period.rawValue,
+            interval: interval.rawValue,
+            image: ChartImage(
+                mime: "image/png", data: Data(chart.png).base64EncodedString(),
+                filename: "\(command.ticker)-\(command.type.rawValue)-\(command.period.rawValue).png"),
+            levels: chart.levels.map { ChartLevels(poc: $0.poc, vah: $0.vah, val: $0.val) }, meta: meta,
+            provider: provider.rawValue, providerNote: note, sourceUrl: nil)
+        return .json(200, response, headers: [("Cache-Control", Self.cacheControl)])
+    }
+
+    static func barWord(_ interval: PriceInterval) -> String {
+        switch interval {
+        case .fifteenMinutes: "15-minute"
+        case .oneDay: "daily"
+        case .oneWeek: "weekly"
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value when it is a finite number.
+    var number: Double? {
+        guard case .number(let n) = self, n.isFinite else { return nil }
+        return n
+    }
+}
