@@ -268,6 +268,25 @@ struct HistoryAndNewsTests {
         }
     }
 
+    @Test func priceHistoryHasAdjustedOHLCVBarsAndNamesItsProvider() async throws {
+        let body = """
+            {"chart":{"result":[{"timestamp":[1699900000,1699986400,1700072800],
+            "indicators":{"quote":[{"open":[99.0,100.0,101.0],"high":[101.0,102.0,null],"low":[98.0,99.0,100.0],
+            "close":[100.0,101.0,102.0],"volume":[1500,null,-3]}],"adjclose":[{"adjclose":[50.0,50.5,51.0]}]}}]}}
+            """
+        try await withFake({ _ in jsonResponse(200, body) }) { fake in
+            let history = try #require(await yahooClient(fake).priceHistory("AAPL", period: .oneMonth, interval: .oneDay))
+            #expect(history.provider == .yahoo)
+            #expect(
+                history.bars == [
+                    PriceBar(ts: 1_699_900_000, open: 49.5, high: 50.5, low: 49, close: 50, volume: 1500),
+                    PriceBar(ts: 1_699_986_400, open: 50, high: 51, low: 49.5, close: 50.5, volume: nil),
+                    PriceBar(ts: 1_700_072_800, open: 50.5, high: nil, low: 50, close: 51, volume: nil),
+                ])
+            #expect(fake.lastRequest?.query == ["interval": "1d", "range": "1mo"])
+        }
+    }
+
     @Test func newsMapsMassiveReferenceNews() async throws {
         let body = """
             {"results":[
