@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// Quotes: the primary provider (Massive by default), then Yahoo only when configured as the fallback. A Massive
 /// primary without a key is skipped (logged once). Answers, empty ones included, are cached 30 s per symbol and
-/// concurrent callers for a symbol share one upstream request. History comes from Yahoo's chart endpoint (cached
-/// 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
+/// concurrent callers for a symbol share one upstream request. History comes from Massive's aggregates when Massive
+/// is the primary and has a key, else (and when Massive fails) from Yahoo's chart endpoint (cached 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
 /// learn which upstream answered only through `Quote.provider`. Keys never appear in URLs or logs.
 public final class MarketDataClient: Sendable {
     public let configuration: MarketDataConfiguration
@@ -59,8 +59,8 @@ public final class MarketDataClient: Sendable {
         await priceHistory(symbol, period: period, interval: interval)?.bars.map { HistoryPoint(ts: $0.ts, close: $0.close) }
     }
 
-    /// OHLCV bars for `symbol` from Yahoo's chart endpoint, oldest first, naming the provider; nil when invalid,
-    /// failed or fewer than two bars. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as
+    /// OHLCV bars for `symbol`, oldest first, naming the provider that answered (`historyProviders`); nil when
+    /// invalid, failed or fewer than two bars. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as
     /// Yahoo requires.
     public func priceHistory(
         _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
@@ -93,6 +93,12 @@ public final class MarketDataClient: Sendable {
                 + "&limit=1"
             return await get(provider: .massive, kind: "ratios", url: url).flatMap(MassiveRatios.ratios(from:))
         }
+    }
+
+    /// Providers tried for a history, in order: Massive when it is the primary and has a key, then Yahoo (history has
+    /// always been available from Yahoo, fallback configured or not).
+    var historyProviders: [MarketDataProvider] {
+        configuration.primary == .massive && isUsable(.massive) ? [.massive, .yahoo] : [.yahoo]
     }
 
     /// Providers tried for a quote, in order.
@@ -152,11 +158,25 @@ public final class MarketDataClient: Sendable {
     }
 
     private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> PriceHistory? {
-        let url =
-            "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
-            + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
-        return await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.bars(from:))
-            .map { PriceHistory(provider: .yahoo, bars: $0) }
+        for provider in historyProviders {
+            let bars: [PriceBar]?
+            switch provider {
+            case .massive:
+                let url =
+                    base(configuration.massiveBaseURL)
+                    + MassiveAggregates.path(sym, range: range, interval: interval, now: Date())
+                bars = await get(provider: .massive, kind: "history", url: url).flatMap {
+                    MassiveAggregates.bars(from: $0, range: range)
+                }
+            case .yahoo:
+                let url =
+                    "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
+                    + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
+                bars = await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.bars(from:))
+            }
+            if let bars { return PriceHistory(provider: provider, bars: bars) }
+        }
+        return nil
     }
 
     private func fetchNews(_ sym: String) async -> [NewsItem]? {

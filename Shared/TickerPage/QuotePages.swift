@@ -37,15 +37,16 @@ public struct QuotePages: Sendable {
         return .json(200, response, headers: [("Cache-Control", Self.historyCacheControl)])
     }
 
-    /// The citation for a history: the provider, its page for the symbol, when it was fetched.
+    /// The citation for a history: the provider, its page, when it was fetched; Massive (licensed) high confidence,
+    /// Yahoo medium, as the original.
     static func source(_ entry: PriceHistoryStore.Entry, symbol: String) -> Source {
         switch entry.history.provider {
         case .yahoo:
             Source(
                 provider: .yahoo, url: "https://finance.yahoo.com/quote/\(MarketSymbol.pathSegment(symbol))",
-                fetchedAt: entry.fetchedAt, confidence: .high)
+                fetchedAt: entry.fetchedAt, confidence: .medium)
         case .massive:
-            Source(provider: .massive, url: "https://massive.com", fetchedAt: entry.fetchedAt, confidence: .high)
+            Source(provider: .massive, url: "https://massive.com/docs", fetchedAt: entry.fetchedAt, confidence: .high)
         }
     }
 }
