@@ -62,7 +62,7 @@ struct ChartDrawing {
         let last = closes.last ?? 1
         let change = first > 0 ? last / first - 1 : 0
         header(subtitle: "\(intervalWord) closes · \(request.source) · \(Self.signedPercent(change)) over the period")
-        priceAxis(frame)
+        priceAxis(frame, tag: last)
         timeAxis(frame, bars: bars, days: days)
 
         let points = zip(days, closes).map { (frame.px($0), frame.py($1)) }
@@ -101,7 +101,7 @@ struct ChartDrawing {
         header(
             subtitle:
                 "\(intervalWord) closes · \(request.source) · least squares on log price, ±1σ and ±2σ channels")
-        priceAxis(frame)
+        priceAxis(frame, tag: closes.last)
         timeAxis(frame, bars: bars, days: days)
 
         func curve(_ sigmas: Double) -> [(Double, Double)] {
@@ -129,6 +129,8 @@ struct ChartDrawing {
         let labelDay = end * 0.02
         for (sigmas, label) in [(2.0, "+2σ"), (1.0, "+1σ"), (-1.0, "−1σ"), (-2.0, "−2σ")] {
             let y = frame.py(fit.price(atDay: labelDay, sigmas: sigmas))
+            canvas.rect(frame.px(labelDay) - 1.5, y - 10, canvas.textWidth(label, size: 8) + 3, 9)
+            canvas.fill(ChartColor(hex: 0xFFFFFF).with(alpha: 0.8))
             canvas.text(label, x: frame.px(labelDay), y: y - 2.5, size: 8, color: Self.accent)
         }
         legend(
@@ -203,10 +205,13 @@ struct ChartDrawing {
             canvas.move(frame.x, baseline)
             canvas.line(frame.right, baseline)
             canvas.stroke(Self.gridLine, width: 0.6)
+            // Labels shrink with the row spacing, and every other one is skipped when rows get too tight.
+            let labelSize = months.count > 1 ? min(9.5, max(7, step * 0.9)) : 9.5
+            guard months.count <= 1 || step >= 7.5 || i % 2 == (months.count - 1) % 2 else { continue }
             canvas.text(
-                ChartMath.monthLabel(year: month.year, month: month.month), x: left, y: baseline - 2, size: 9.5,
+                ChartMath.monthLabel(year: month.year, month: month.month), x: left, y: baseline - 2, size: labelSize,
                 color: Self.ink)
-            canvas.text(Self.signedPercent(total), x: frame.right + 6, y: baseline - 2, size: 9, color: color)
+            canvas.text(Self.signedPercent(total), x: frame.right + 6, y: baseline - 2, size: labelSize, color: color)
         }
         return Output(levels: nil, facts: ["months": count, "bandwidth": bandwidth])
     }
@@ -303,14 +308,16 @@ struct ChartDrawing {
             xMax: max(days.last ?? 1, 1e-3), yMin: low - pad, yMax: high + pad)
     }
 
-    private func priceAxis(_ frame: Frame) {
-        let ticks = ChartMath.niceTicks(low: frame.yMin, high: frame.yMax, count: 7)
+    /// Grid lines and labels on the right; a label within reach of `tag` (the last price's tag) is left out.
+    private func priceAxis(_ frame: Frame, tag: Double? = nil) {
+        let ticks = ChartMath.niceTicks(low: frame.yMin, high: frame.yMax, count: 8)
         let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
         for tick in ticks {
             let y = frame.py(tick)
             canvas.move(frame.x, y)
             canvas.line(frame.right, y)
             canvas.stroke(Self.gridLine, width: 0.6)
+            if let tag, abs(frame.py(tag) - y) < 11 { continue }
             canvas.text(Self.tick(tick, step: step), x: frame.right + 6, y: y + 3.2, size: 9, color: Self.muted)
         }
         canvas.text(request.currency, x: frame.right + 6, y: top - 4, size: 8, color: Self.muted)
@@ -337,7 +344,8 @@ struct ChartDrawing {
             let indices = (0..<count).map { count > 1 ? $0 * (bars.count - 1) / (count - 1) : 0 }
             for i in Set(indices).sorted() {
                 let (_, m, d) = ChartMath.civilDate(unixSeconds: bars[i].ts)
-                marks.append((days[i], "\(ChartMath.monthNames[m - 1]) \(d)"))
+                let label = "\(ChartMath.monthNames[m - 1]) \(d)"
+                if marks.last?.label != label { marks.append((days[i], label)) }
             }
         }
         canvas.move(frame.x, frame.bottom)
