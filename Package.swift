@@ -65,7 +65,7 @@ let package = Package(
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
         shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
         shared("OCR", ["CTesseract", "Runtime"]),
-        shared("Charts", ["CCairo"]),
+        shared("Charts", ["CCairo", "Contracts"]),
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
                           path: "Tools/PushBench", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "BenchCharts", dependencies: ["Charts"], path: "Tools/BenchCharts",
+        .executableTarget(name: "BenchCharts", dependencies: ["Charts", "Contracts"], path: "Tools/BenchCharts",
                           swiftSettings: swiftSettings),
 
         .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
@@ -114,7 +114,7 @@ let package = Package(
         tests("FinanceTests", ["Finance", "Contracts"]),
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
-        tests("ChartsTests", ["Charts"]),
+        tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
         tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
         tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),

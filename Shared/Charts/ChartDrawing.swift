@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// The four layouts, drawn on one canvas in logical units (540 × 360 at the default size). The numbers come from
@@ -323,7 +324,7 @@ struct ChartDrawing {
         canvas.text(request.currency, x: frame.right + 6, y: top - 4, size: 8, color: Self.muted)
     }
 
-    private func timeAxis(_ frame: Frame, bars: [ChartBar], days: [Double]) {
+    private func timeAxis(_ frame: Frame, bars: [PriceBar], days: [Double]) {
         guard let firstTs = bars.first?.ts, let lastTs = bars.last?.ts else { return }
         let spanDays = Double(lastTs - firstTs) / 86_400
         var marks: [(day: Double, label: String)] = []

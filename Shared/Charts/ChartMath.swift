@@ -3,27 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// One price bar: `ts` in unix seconds and the close; open, high, low and volume when the provider has them.
-public struct ChartBar: Sendable, Equatable {
-    public var ts: Int64
-    public var open: Double?
-    public var high: Double?
-    public var low: Double?
-    public var close: Double
-    public var volume: Double?
-
-    public init(
-        ts: Int64, open: Double? = nil, high: Double? = nil, low: Double? = nil, close: Double, volume: Double? = nil
-    ) {
-        self.ts = ts
-        self.open = open
-        self.high = high
-        self.low = low
-        self.close = close
-        self.volume = volume
-    }
-}
+import Contracts
 
 /// A least-squares line through log prices against time in days since the first bar:
 /// `ln(price) ≈ intercept + slopePerDay · day`, with the residuals' standard deviation for the ±σ channels.
@@ -77,14 +57,14 @@ public struct VolumeProfile: Sendable, Equatable {
 /// The charts' maths, free of drawing: trend channels, return densities, volume profiles, axis ticks, dates.
 public enum ChartMath {
     /// Days since the first bar.
-    public static func days(_ bars: [ChartBar]) -> [Double] {
+    public static func days(_ bars: [PriceBar]) -> [Double] {
         guard let first = bars.first?.ts else { return [] }
         return bars.map { Double($0.ts - first) / 86_400 }
     }
 
     /// Least squares of ln(close) on days since the first bar; nil with fewer than three usable bars or no spread
     /// in time.
-    public static func logTrend(_ bars: [ChartBar]) -> LogTrend? {
+    public static func logTrend(_ bars: [PriceBar]) -> LogTrend? {
         let usable = bars.filter { $0.close > 0 && $0.close.isFinite }
         guard usable.count >= 3 else { return nil }
         let x = days(usable)
@@ -114,7 +94,7 @@ public enum ChartMath {
     }
 
     /// Daily simple returns grouped by the UTC calendar month of the later bar, oldest month first.
-    public static func monthlyReturns(_ bars: [ChartBar]) -> [MonthReturns] {
+    public static func monthlyReturns(_ bars: [PriceBar]) -> [MonthReturns] {
         var groups: [(year: Int, month: Int, returns: [Double])] = []
         for (previous, bar) in zip(bars, bars.dropFirst()) where previous.close > 0 {
             let r = bar.close / previous.close - 1
@@ -157,7 +137,7 @@ public enum ChartMath {
 
     /// Volume by close price in `bins` equal bins between the lowest and highest close, and the value area
     /// holding `share` of the volume. Nil when no bar has a positive volume.
-    public static func volumeProfile(_ bars: [ChartBar], bins: Int = 24, share: Double = 0.7) -> VolumeProfile? {
+    public static func volumeProfile(_ bars: [PriceBar], bins: Int = 24, share: Double = 0.7) -> VolumeProfile? {
         let traded = bars.filter { ($0.volume ?? 0) > 0 && $0.close.isFinite && ($0.volume ?? 0).isFinite }
         guard let minClose = traded.map(\.close).min(), let maxClose = traded.map(\.close).max(), bins >= 1 else {
             return nil

@@ -1,3 +1,4 @@
+import Contracts
 /// The charts we draw ourselves.
 public enum ChartKind: String, Sendable, CaseIterable {
     /// Close line over a light area, the last price marked.
@@ -27,7 +28,7 @@ public struct ChartRequest: Sendable {
     /// The period label for the title (`1mo`, `1y`, …).
     public var period: String
     /// Oldest first; closes must be positive.
-    public var bars: [ChartBar]
+    public var bars: [PriceBar]
     /// Where the prices came from, for the subtitle (`Yahoo Finance`).
     public var source: String
     public var currency: String
@@ -40,7 +41,7 @@ public struct ChartRequest: Sendable {
     public static let defaultSize = (width: 1080, height: 720, scale: 2.0)
 
     public init(
-        kind: ChartKind, ticker: String, period: String, bars: [ChartBar], source: String, currency: String = "USD",
+        kind: ChartKind, ticker: String, period: String, bars: [PriceBar], source: String, currency: String = "USD",
         pixelWidth: Int = ChartRequest.defaultSize.width, pixelHeight: Int = ChartRequest.defaultSize.height,
         scale: Double = ChartRequest.defaultSize.scale
     ) {

@@ -108,21 +108,24 @@ public struct QuoteHistoryCommand: Codable, Sendable, Equatable {
     }
 }
 
-/// One bar: `ts` unix seconds and `close` always; open, high, low and volume when the provider has them.
-public struct QuoteHistoryPoint: Codable, Sendable, Equatable {
+/// One price bar (a quote-history point): `ts` in unix seconds and the close always (adjusted when the provider
+/// adjusts); open, high, low and volume when the provider has them.
+public struct PriceBar: Codable, Sendable, Equatable {
     public var ts: Int64
-    public var close: Double
     public var open: Double?
     public var high: Double?
     public var low: Double?
+    public var close: Double
     public var volume: Double?
 
-    public init(ts: Int64, close: Double, open: Double? = nil, high: Double? = nil, low: Double? = nil, volume: Double? = nil) {
+    public init(
+        ts: Int64, open: Double? = nil, high: Double? = nil, low: Double? = nil, close: Double, volume: Double? = nil
+    ) {
         self.ts = ts
-        self.close = close
         self.open = open
         self.high = high
         self.low = low
+        self.close = close
         self.volume = volume
     }
 }
@@ -131,10 +134,10 @@ public struct QuoteHistoryResponse: Codable, Sendable, Equatable {
     public var ticker: String
     public var period: PricePeriod
     public var interval: PriceInterval
-    public var points: [QuoteHistoryPoint]
+    public var points: [PriceBar]
     public var sources: [Source]
 
-    public init(ticker: String, period: PricePeriod, interval: PriceInterval, points: [QuoteHistoryPoint], sources: [Source]) {
+    public init(ticker: String, period: PricePeriod, interval: PriceInterval, points: [PriceBar], sources: [Source]) {
         self.ticker = ticker
         self.period = period
         self.interval = interval

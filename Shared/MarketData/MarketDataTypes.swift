@@ -1,3 +1,4 @@
+import Contracts
 import Runtime
 
 /// A quote upstream. Callers see it only through `Quote.provider`.
@@ -24,15 +25,8 @@ public enum MarketDataFreshness: String, Sendable, CaseIterable {
     }
 }
 
-/// Look-back of a price history (Yahoo `range`).
-public enum HistoryPeriod: String, Sendable, CaseIterable {
-    case fiveDays = "5d"
-    case oneMonth = "1mo"
-    case threeMonths = "3mo"
-    case sixMonths = "6mo"
-    case oneYear = "1y"
-    case twoYears = "2y"
-}
+/// Look-back of a price history (Yahoo `range`): the wire's `PricePeriod`.
+public typealias HistoryPeriod = PricePeriod
 
 /// Bar size of a price history (Yahoo `interval`).
 public enum HistoryInterval: String, Sendable, CaseIterable {
@@ -49,28 +43,6 @@ public struct HistoryPoint: Sendable, Equatable, Codable {
     public init(ts: Int64, close: Double) {
         self.ts = ts
         self.close = close
-    }
-}
-
-/// One price bar: `ts` in unix seconds; the close (adjusted when the provider adjusts), and open, high, low and
-/// volume when the provider has them.
-public struct PriceBar: Sendable, Equatable, Codable {
-    public var ts: Int64
-    public var open: Double?
-    public var high: Double?
-    public var low: Double?
-    public var close: Double
-    public var volume: Double?
-
-    public init(
-        ts: Int64, open: Double? = nil, high: Double? = nil, low: Double? = nil, close: Double, volume: Double? = nil
-    ) {
-        self.ts = ts
-        self.open = open
-        self.high = high
-        self.low = low
-        self.close = close
-        self.volume = volume
     }
 }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Contracts
 
 /// Massive's custom bars (`/v2/aggs/ticker/<SYM>/range/<n>/<span>/<from>/<to>?adjusted=true&sort=asc`).
 enum MassiveAggregates {

@@ -148,11 +148,9 @@ public struct ChartService: Sendable {
             return .error(502, "price history unavailable")
         }
         let provider = entry.history.provider
-        let bars = entry.history.bars.map {
-            ChartBar(ts: $0.ts, open: $0.open, high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
-        }
         let request = ChartRequest(
-            kind: kind, ticker: command.ticker, period: command.period.rawValue, bars: bars, source: provider.displayName)
+            kind: kind, ticker: command.ticker, period: command.period.rawValue, bars: entry.history.bars,
+            source: provider.displayName)
         let chart: RenderedChart
         do {
             chart = try await renderer.render(request)

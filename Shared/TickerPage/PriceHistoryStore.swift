@@ -25,14 +25,12 @@ public struct PriceHistoryStore: Sendable {
 
     /// The bars for `symbol`, or nil when the symbol is invalid or no provider had a usable series.
     public func history(_ symbol: String, period: PricePeriod, interval: PriceInterval) async -> Entry? {
-        guard let sym = MarketSymbol.normalize(symbol), let range = HistoryPeriod(rawValue: period.rawValue) else {
-            return nil
-        }
+        guard let sym = MarketSymbol.normalize(symbol) else { return nil }
         let bars = Self.marketInterval(interval)
         let outcome = await cache.value(
-            "\(sym)::\(range.rawValue)::\(bars.rawValue)", ttl: { $0 == nil ? nil : Self.ttl }
+            "\(sym)::\(period.rawValue)::\(bars.rawValue)", ttl: { $0 == nil ? nil : Self.ttl }
         ) { [market] in
-            await market.priceHistory(sym, period: range, interval: bars).map {
+            await market.priceHistory(sym, period: period, interval: bars).map {
                 Entry(history: $0, fetchedAt: Timestamp.iso8601(Date()))
             }
         }

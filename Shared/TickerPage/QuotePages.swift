@@ -28,11 +28,8 @@ public struct QuotePages: Sendable {
         guard let entry = await histories.history(symbol, period: command.period, interval: command.interval) else {
             return .error(502, "history unavailable")
         }
-        let points = entry.history.bars.map {
-            QuoteHistoryPoint(ts: $0.ts, close: $0.close, open: $0.open, high: $0.high, low: $0.low, volume: $0.volume)
-        }
         let response = QuoteHistoryResponse(
-            ticker: symbol, period: command.period, interval: command.interval, points: points,
+            ticker: symbol, period: command.period, interval: command.interval, points: entry.history.bars,
             sources: [Self.source(entry, symbol: symbol)])
         return .json(200, response, headers: [("Cache-Control", Self.historyCacheControl)])
     }

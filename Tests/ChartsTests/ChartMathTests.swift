@@ -1,9 +1,10 @@
 import Charts
+import Contracts
 import Foundation
 import Testing
 
 /// A fixed synthetic series: `count` daily bars from 2025-12-01 with a seeded walk and volume.
-func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [ChartBar] {
+func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [PriceBar] {
     var state = seed
     func uniform() -> Double {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -12,13 +13,13 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
     var close = start
     return (0..<count).map { i in
         close *= 1 + 0.0008 + (uniform() - 0.5) * 0.04
-        return ChartBar(ts: 1_764_547_200 + Int64(i) * 86_400, close: close, volume: 1_000_000 * (0.5 + uniform()))
+        return PriceBar(ts: 1_764_547_200 + Int64(i) * 86_400, close: close, volume: 1_000_000 * (0.5 + uniform()))
     }
 }
 
 @Suite struct ChartMathTests {
     @Test func logTrendOfAnExponentialIsExact() throws {
-        let bars = (0..<50).map { ChartBar(ts: 1_700_000_000 + Int64($0) * 86_400, close: 20 * pow(1.002, Double($0))) }
+        let bars = (0..<50).map { PriceBar(ts: 1_700_000_000 + Int64($0) * 86_400, close: 20 * pow(1.002, Double($0))) }
         let fit = try #require(ChartMath.logTrend(bars))
         #expect(abs(fit.slopePerDay - log(1.002)) < 1e-12)
         #expect(abs(fit.intercept - log(20)) < 1e-10)
@@ -46,7 +47,7 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
 
     @Test func monthlyReturnsGroupByTheLaterBarsMonth() {
         // 2026-01-30, 01-31, 02-01, 02-02 (UTC).
-        let bars = [100.0, 110, 99, 99].enumerated().map { ChartBar(ts: 1_769_731_200 + Int64($0.offset) * 86_400, close: $0.element) }
+        let bars = [100.0, 110, 99, 99].enumerated().map { PriceBar(ts: 1_769_731_200 + Int64($0.offset) * 86_400, close: $0.element) }
         let months = ChartMath.monthlyReturns(bars)
         #expect(months.map(\.month) == [1, 2] && months.map(\.year) == [2026, 2026])
         #expect(months[0].returns.count == 1 && abs(months[0].returns[0] - 0.1) < 1e-12)
@@ -78,7 +79,7 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
     @Test func volumeProfileFindsPocAndValueArea() throws {
         // Closes 10…19, one bar each, volumes peaking at 15.
         let volumes: [Double] = [1, 2, 3, 5, 8, 20, 9, 4, 2, 1]
-        let bars = volumes.enumerated().map { ChartBar(ts: Int64($0.offset) * 86_400, close: 10 + Double($0.offset), volume: $0.element) }
+        let bars = volumes.enumerated().map { PriceBar(ts: Int64($0.offset) * 86_400, close: 10 + Double($0.offset), volume: $0.element) }
         let profile = try #require(ChartMath.volumeProfile(bars, bins: 9, share: 0.7))
         #expect(profile.lower == 10 && profile.binWidth == 1)
         // The top bin holds both 18 and 19 (the highest close sits in the last bin).
@@ -87,7 +88,7 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
         // From 20: +9 (above) → 29, +8 (below) → 37, +5 → 42 (≥ 0.7 · 55 = 38.5).
         #expect(profile.valueArea == 3...6)
         #expect(profile.val == 13 && profile.vah == 17)
-        #expect(ChartMath.volumeProfile(bars.map { ChartBar(ts: $0.ts, close: $0.close) }) == nil)
+        #expect(ChartMath.volumeProfile(bars.map { PriceBar(ts: $0.ts, close: $0.close) }) == nil)
     }
 
     @Test func ticksAndDates() {

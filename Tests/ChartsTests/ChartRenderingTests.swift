@@ -1,4 +1,5 @@
 import Charts
+import Contracts
 import Testing
 
 @Suite struct ChartRenderingTests {
@@ -25,11 +26,11 @@ import Testing
     }
 
     @Test func tooLittleDataIsAnErrorNotABlankImage() {
-        let one = [ChartBar(ts: 0, close: 10, volume: 5)]
+        let one = [PriceBar(ts: 0, close: 10, volume: 5)]
         #expect(throws: ChartError(.insufficientData, "not enough price history to draw a chart")) {
             try ChartRenderer.draw(ChartRequest(kind: .price, ticker: "T", period: "1mo", bars: one, source: "s"))
         }
-        let noVolume = syntheticBars().map { ChartBar(ts: $0.ts, close: $0.close) }
+        let noVolume = syntheticBars().map { PriceBar(ts: $0.ts, close: $0.close) }
         #expect(throws: ChartError.self) {
             try ChartRenderer.draw(ChartRequest(kind: .auction, ticker: "T", period: "1mo", bars: noVolume, source: "s"))
         }

@@ -66,7 +66,7 @@ enum TickerFake {
 let underlyingPNG: String = {
     let png = try? ChartRenderer.draw(
         ChartRequest(
-            kind: .price, ticker: "UP", period: "1mo", bars: [ChartBar(ts: 0, close: 1), ChartBar(ts: 86_400, close: 2)],
+            kind: .price, ticker: "UP", period: "1mo", bars: [PriceBar(ts: 0, close: 1), PriceBar(ts: 86_400, close: 2)],
             source: "underlying", pixelWidth: 120, pixelHeight: 80, scale: 0.25))
     return Data(png?.png ?? []).base64EncodedString()
 }()
@@ -308,7 +308,11 @@ func header(_ reply: Reply, _ name: String) -> String? {
         #expect(passed.status == 200 && passed.body == Array(stored.utf8))
         let missing = await page.research.summary(ResearchSummaryCommand(engine: .situate, ticker: "MCD"), deadline: deadline)
         #expect(missing.status == 404)
-        #expect(String(decoding: missing.body, as: UTF8.self) == #"{"error":"no Situate packet for this ticker yet — POST /v1/situate to build one","code":"situate_packet_not_found"}"#)
+        #expect(
+            try decodeBody([String: String].self, missing) == [
+                "error": "no Situate packet for this ticker yet — POST /v1/situate to build one",
+                "code": "situate_packet_not_found",
+            ])
         let busy = await page.research.summary(ResearchSummaryCommand(engine: .situate, ticker: "BUSY"), deadline: deadline)
         #expect(busy.status == 503 && header(busy, "Retry-After") == "7" && errorText(busy) == "Situate engine is busy; retry shortly")
 

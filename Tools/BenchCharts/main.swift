@@ -1,4 +1,5 @@
 import Charts
+import Contracts
 import Foundation
 
 /// Renders each chart type from a fixed synthetic year of daily bars and prints milliseconds per PNG.
@@ -11,14 +12,14 @@ while let argument = arguments.popFirst() {
 }
 
 /// A seeded random walk: 252 trading days of drifting, noisy prices with volume that swells on big moves.
-func syntheticYear() -> [ChartBar] {
+func syntheticYear() -> [PriceBar] {
     var state: UInt64 = 0x9E37_79B9_7F4A_7C15
     func uniform() -> Double {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Double(state >> 11) / Double(1 << 53)
     }
     func normal() -> Double { (-2 * log(max(uniform(), 1e-12))).squareRoot() * cos(2 * .pi * uniform()) }
-    var bars: [ChartBar] = []
+    var bars: [PriceBar] = []
     var close = 182.0
     var ts: Int64 = 1_764_547_200  // 2025-12-01
     while bars.count < 252 {
@@ -30,7 +31,7 @@ func syntheticYear() -> [ChartBar] {
             let high = max(open, close) * (1 + abs(normal()) * 0.004)
             let low = min(open, close) * (1 - abs(normal()) * 0.004)
             let volume = 38_000_000 * (1 + 12 * abs(move)) * (0.7 + 0.6 * uniform())
-            bars.append(ChartBar(ts: ts + 20 * 3600, open: open, high: high, low: low, close: close, volume: volume))
+            bars.append(PriceBar(ts: ts + 20 * 3600, open: open, high: high, low: low, close: close, volume: volume))
         }
         ts += 86_400
     }
