@@ -17,6 +17,8 @@ public enum UnderlyingReply: Sendable {
 /// any non-200, timeout or garbage; `send` gives the raw answer to the routes that pass it through.
 public struct UnderlyingClient: Sendable {
     public static let defaultBaseURL = "https://underlying-terminal-production.up.railway.app"
+    /// A larger answer (a runaway chart) fails the request instead of filling memory.
+    public static let maxResponseBytes = 8 << 20
 
     /// Nil when the service is switched off.
     public let baseURL: String?
@@ -84,6 +86,7 @@ public struct UnderlyingClient: Sendable {
         }
         request.timeout = timeout
         request.connectTimeout = min(request.connectTimeout, timeout)
+        request.maxResponseBytes = Self.maxResponseBytes
         let reply: UnderlyingReply
         var outcome = "ok"
         do {

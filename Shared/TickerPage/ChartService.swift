@@ -4,10 +4,12 @@ import Foundation
 import MarketData
 import Messaging
 import RatingEngine
+import Redis
 import Runtime
 
 /// `GET /v1/chart/{type}`: the Underlying Analyzer's chart when it answers (its image passed through unchanged), and
-/// otherwise — for price, regression, ridge and auction — a PNG we draw with cairo from the shared price history.
+/// otherwise — for price, regression, ridge and auction — a PNG we draw with cairo from the shared price history,
+/// once per history across replicas (the drawing is kept in Redis as long as the history it was drawn from).
 ///
 /// Size limits: the answer travels back as one Kafka reply, and librdkafka's producer refuses messages over
 /// `message.max.bytes` (1,000,000 by default; Apache Kafka's broker default is 1,048,588). Our PNGs are 1080 × 720 and
@@ -23,17 +25,21 @@ public struct ChartService: Sendable {
     let histories: PriceHistoryStore
     let underlying: UnderlyingClient
     let renderer: ChartRenderer
+    /// Charts we drew, shared by every replica: `mapvest:chart:v1:<kind>::<SYM>::<period>::<interval>::<fetchedAt>`.
+    let drawings: RedisSharedCache<Drawing>
     /// Longest wait for Underlying's chart.
     let underlyingTimeout: Duration
     let logger: Logger
 
     public init(
-        histories: PriceHistoryStore, underlying: UnderlyingClient, renderer: ChartRenderer,
+        histories: PriceHistoryStore, underlying: UnderlyingClient, renderer: ChartRenderer, redis: RedisClient?,
         underlyingTimeout: Duration = .seconds(4), logger: Logger
     ) {
         self.histories = histories
         self.underlying = underlying
         self.renderer = renderer
+        self.drawings = RedisSharedCache(
+            redis: redis, prefix: "mapvest:chart:v1:", lockTTL: .seconds(5), waitForOther: .seconds(1), logger: logger)
         self.underlyingTimeout = underlyingTimeout
         self.logger = logger
     }
@@ -138,6 +144,12 @@ public struct ChartService: Sendable {
 
     // MARK: - Drawn here
 
+    /// A chart we drew, as kept in Redis: the base64 PNG and the numbers behind it; or why it could not be drawn.
+    enum Drawing: Codable, Sendable {
+        case drawn(data: String, levels: ChartLevels?, meta: [String: JSONValue])
+        case failed(status: Int, message: String)
+    }
+
     private func drawn(_ command: ChartCommand, kind: ChartKind, underlyingNote: String?) async -> Reply {
         // Charts read daily bars unless weekly ones were asked, or 15-minute ones over at most a month.
         let interval: PriceInterval =
@@ -147,20 +159,52 @@ public struct ChartService: Sendable {
         guard let entry = await histories.history(command.ticker, period: command.period, interval: interval) else {
             return .error(502, "price history unavailable")
         }
-        let provider = entry.history.provider
+        // One drawing per history (its fetch time is in the key) for as long as the history is kept.
+        let key = "\(kind.rawValue)::\(command.ticker)::\(command.period.rawValue)::\(interval.rawValue)::\(entry.fetchedAt)"
+        let outcome = await drawings.value(
+            key, ttl: { if case .drawn = $0 { PriceHistoryStore.ttl } else { nil } }
+        ) { [renderer, logger] in
+            await Self.draw(kind, command: command, entry: entry, interval: interval, renderer: renderer, logger: logger)
+        }
+        MetricsRegistry.shared.counter(
+            "charts_drawn_total", help: "Charts we drew, by kind and whether the drawing came from the cache",
+            labels: ["kind": kind.rawValue, "origin": outcome.origin.rawValue]
+        ).increment()
+        switch outcome.value {
+        case .failed(let status, let message):
+            return .error(status, message)
+        case .drawn(let data, let levels, let meta):
+            let provider = entry.history.provider
+            var note = "Drawn by Mapvest (cairo) from \(provider.displayName) \(Self.barWord(interval)) bars"
+            if let underlyingNote { note += "; Underlying Analyzer chart unavailable (\(underlyingNote))" }
+            let response = ChartResponse(
+                ticker: command.ticker, type: command.type.rawValue, period: command.period.rawValue,
+                interval: interval.rawValue,
+                image: ChartImage(
+                    mime: "image/png", data: data,
+                    filename: "\(command.ticker)-\(command.type.rawValue)-\(command.period.rawValue).png"),
+                levels: levels, meta: meta, provider: provider.rawValue, providerNote: note, sourceUrl: nil)
+            return .json(200, response, headers: [("Cache-Control", Self.cacheControl)])
+        }
+    }
+
+    private static func draw(
+        _ kind: ChartKind, command: ChartCommand, entry: PriceHistoryStore.Entry, interval: PriceInterval,
+        renderer: ChartRenderer, logger: Logger
+    ) async -> Drawing {
         let request = ChartRequest(
             kind: kind, ticker: command.ticker, period: command.period.rawValue, bars: entry.history.bars,
-            source: provider.displayName)
+            source: entry.history.provider.displayName)
         let chart: RenderedChart
         do {
             chart = try await renderer.render(request)
         } catch {
             switch error.kind {
-            case .insufficientData: return .error(502, "price history unavailable: \(error.detail)")
-            case .busy: return .error(503, "chart renderer busy")
+            case .insufficientData: return .failed(status: 502, message: "price history unavailable: \(error.detail)")
+            case .busy: return .failed(status: 503, message: "chart renderer busy")
             case .renderFailed:
                 logger.error("chart rendering failed", ["chart.type": .string(kind.rawValue), "error": .string(error.detail)])
-                return .error(500, "internal error")
+                return .failed(status: 500, message: "internal error")
             }
         }
         var meta: [String: JSONValue] = chart.facts.mapValues { .number($0) }
@@ -169,17 +213,9 @@ public struct ChartService: Sendable {
         meta["height"] = .number(Double(chart.height))
         meta["scale"] = .number(request.scale)
         meta["interval"] = .string(interval.rawValue)
-        var note = "Drawn by Mapvest (cairo) from \(provider.displayName) \(Self.barWord(interval)) bars"
-        if let underlyingNote { note += "; Underlying Analyzer chart unavailable (\(underlyingNote))" }
-        let response = ChartResponse(
-            ticker: command.ticker, type: command.type.rawValue, period: command.period.rawValue,
-            interval: interval.rawValue,
-            image: ChartImage(
-                mime: "image/png", data: Data(chart.png).base64EncodedString(),
-                filename: "\(command.ticker)-\(command.type.rawValue)-\(command.period.rawValue).png"),
-            levels: chart.levels.map { ChartLevels(poc: $0.poc, vah: $0.vah, val: $0.val) }, meta: meta,
-            provider: provider.rawValue, providerNote: note, sourceUrl: nil)
-        return .json(200, response, headers: [("Cache-Control", Self.cacheControl)])
+        return .drawn(
+            data: Data(chart.png).base64EncodedString(),
+            levels: chart.levels.map { ChartLevels(poc: $0.poc, vah: $0.vah, val: $0.val) }, meta: meta)
     }
 
     static func barWord(_ interval: PriceInterval) -> String {

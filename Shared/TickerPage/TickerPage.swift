@@ -30,7 +30,7 @@ public struct TickerPage: Sendable {
         return TickerPage(
             quotes: QuotePages(market: market, histories: histories),
             charts: ChartService(
-                histories: histories, underlying: underlying, renderer: renderer,
+                histories: histories, underlying: underlying, renderer: renderer, redis: redis,
                 underlyingTimeout: .milliseconds(setting("UNDERLYING_CHART_TIMEOUT_MS", 4000, 100...60_000)), logger: logger),
             research: ResearchProxies(
                 underlying: underlying, timeout: .milliseconds(setting("UNDERLYING_TIMEOUT_MS", 4000, 100...60_000))))

@@ -88,7 +88,7 @@ final class TickerFixture: Sendable {
         return TickerPage(
             quotes: QuotePages(market: market, histories: histories),
             charts: ChartService(
-                histories: histories, underlying: underlying, renderer: ChartRenderer(workers: 2),
+                histories: histories, underlying: underlying, renderer: ChartRenderer(workers: 2), redis: redis,
                 underlyingTimeout: timeout, logger: quietLogger()),
             research: ResearchProxies(underlying: underlying, timeout: timeout))
     }
@@ -167,6 +167,14 @@ func header(_ reply: Reply, _ name: String) -> String? {
         #expect(f.yahoo.requestCount == calls)
         #expect(a == b && a.points.count == 126)
         #expect(try await f.redis.get("mapvest:history:v1:\(symbol)::6mo::1d") != nil)
+
+        // The chart drawn by one replica from that history is the other's too (kept under the history's fetch time).
+        let chart = ChartCommand(type: .regression, ticker: symbol, period: .sixMonths, interval: .oneDay)
+        let drawn = try decodeBody(ChartResponse.self, await first.charts.chart(chart, deadline: .now + .seconds(10)))
+        let fetchedAt = try #require(a.sources.first?.fetchedAt)
+        #expect(try await f.redis.get("mapvest:chart:v1:regression::\(symbol)::6mo::1d::\(fetchedAt)") != nil)
+        let again = try decodeBody(ChartResponse.self, await second.charts.chart(chart, deadline: .now + .seconds(10)))
+        #expect(again == drawn && f.yahoo.requestCount == calls)
         await f.shutdown()
     }
 
