@@ -33,7 +33,8 @@ public final class ChartRenderer: Sendable {
         return try result.get()
     }
 
-    /// Draws synchronously on the calling thread (the queues above, benchmarks).
+    /// Draws synchronously on the calling thread: for the queues above, benchmarks and tests — never from async code
+    /// on the cooperative pool (use `render`).
     public static func draw(_ request: ChartRequest) throws(ChartError) -> RenderedChart {
         let bars = request.bars.filter { $0.close > 0 && $0.close.isFinite }
         guard bars.count >= 2 else { throw ChartError(.insufficientData, "not enough price history to draw a chart") }
