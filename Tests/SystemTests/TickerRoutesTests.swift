@@ -56,6 +56,7 @@ extension SystemTests {
             let invalid: [(String, String)] = [
                 ("/v1/quote", "symbol required"), ("/v1/quote?symbol=%20%20", "symbol required"),
                 ("/v1/quote-history?period=1mo", "symbol required"),
+                ("/v1/quote?symbol=\(String(repeating: "A", count: 33))", "invalid symbol"),
                 ("/v1/quote-history?symbol=MCD&period=10y", "period must be 5d, 1mo, 3mo, 6mo, 1y or 2y"),
                 ("/v1/quote-history?symbol=MCD&interval=3h", "interval must be 15m, 1d, or 1w"),
                 ("/v1/quote-history?symbol=MCD&period=1y&interval=15m", "interval 15m needs period 5d or 1mo"),

@@ -13,10 +13,10 @@ struct TickerRoutes: Sendable {
     var routes: [Route] {
         [
             Route("GET", "/v1/quote") { context in
-                guard let symbol = Self.symbol(context.request.head.query["symbol"]) else {
-                    return .error(400, "symbol required")
+                switch Self.symbol(context.request.head.query["symbol"]) {
+                case .failure(let message): return .error(400, message.text)
+                case .success(let symbol): return await send(QuoteCommand.name, key: symbol, QuoteCommand(symbol: symbol), context)
                 }
-                return await send(QuoteCommand.name, key: symbol, QuoteCommand(symbol: symbol), context)
             },
             Route("GET", "/v1/quote-history") { context in
                 switch Self.history(context.request.head.query) {
@@ -68,16 +68,21 @@ struct TickerRoutes: Sendable {
         return raw
     }
 
-    /// Trimmed and upper-cased, 1…32 characters.
-    static func symbol(_ raw: String?) -> String? {
-        guard let s = raw?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(), (1...32).contains(s.count)
-        else { return nil }
-        return s
+    /// Trimmed and upper-cased: `symbol required` when missing or blank, `invalid symbol` past 32 characters.
+    static func symbol(_ raw: String?) -> Result<String, Invalid> {
+        let s = raw?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() ?? ""
+        guard !s.isEmpty else { return .failure(Invalid(text: "symbol required")) }
+        guard s.count <= 32 else { return .failure(Invalid(text: "invalid symbol")) }
+        return .success(s)
     }
 
     /// `symbol` required; `period` default 1mo; `interval` default 1d, and 15m only over 5d or 1mo.
     static func history(_ query: [String: String]) -> Result<QuoteHistoryCommand, Invalid> {
-        guard let symbol = symbol(query["symbol"]) else { return .failure(Invalid(text: "symbol required")) }
+        let symbol: String
+        switch Self.symbol(query["symbol"]) {
+        case .failure(let message): return .failure(message)
+        case .success(let s): symbol = s
+        }
         guard let period = present(query["period"]).map(PricePeriod.init(query:)) ?? .oneMonth else {
             return .failure(Invalid(text: PricePeriod.validationError))
         }
