@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Contracts
+import Foundation
 
 /// A least-squares line through log prices against time in days since the first bar:
 /// `ln(price) ≈ intercept + slopePerDay · day`, with the residuals' standard deviation for the ±σ channels.
@@ -196,17 +192,16 @@ public enum ChartMath {
         return sorted[i] + (sorted[j] - sorted[i]) * (position - Double(i))
     }
 
-    /// (year, month 1…12, day 1…31) in UTC of a unix time (Hinnant's civil-from-days).
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
+
+    /// (year, month 1…12, day 1…31) in UTC of a unix time.
     public static func civilDate(unixSeconds: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = Int((Double(unixSeconds) / 86_400).rounded(.down)) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let parts = utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(unixSeconds)))
+        return (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
     public static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
