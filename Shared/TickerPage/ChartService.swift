@@ -6,6 +6,7 @@ import Messaging
 import RatingEngine
 import Redis
 import Runtime
+import Synchronization
 
 /// `GET /v1/chart/{type}`: the Underlying Analyzer's chart when it answers (its image passed through unchanged), and
 /// otherwise — for price, regression, ridge and auction — a PNG we draw with cairo from the shared price history,
@@ -29,12 +30,14 @@ public struct ChartService: Sendable {
     let drawings: RedisSharedCache<Drawing>
     /// Longest wait for Underlying's chart.
     let underlyingTimeout: Duration
+    let backoff: UnderlyingBackoff
     let logger: Logger
 
     public init(
         histories: PriceHistoryStore, underlying: UnderlyingClient, renderer: ChartRenderer, redis: RedisClient?,
-        underlyingTimeout: Duration = .seconds(4), logger: Logger
+        underlyingTimeout: Duration = .seconds(4), underlyingBackoff: Duration = .seconds(30), logger: Logger
     ) {
+        self.backoff = UnderlyingBackoff(period: underlyingBackoff)
         self.histories = histories
         self.underlying = underlying
         self.renderer = renderer
@@ -50,10 +53,14 @@ public struct ChartService: Sendable {
         if let name = command.type.underlyingName {
             let left = deadline - ContinuousClock.now - .milliseconds(150)
             let timeout = local == nil ? left : min(underlyingTimeout, left - Self.localReserve)
-            if timeout > .milliseconds(100) {
+            if local != nil, let reason = backoff.skipReason() {
+                missed = reason
+            } else if timeout > .milliseconds(100) {
                 switch await fromUnderlying(command, name: name, timeout: timeout) {
                 case .success(let reply): return reply
-                case .failure(let reason): missed = reason.text
+                case .failure(let reason):
+                    missed = reason.text
+                    if reason.down { backoff.failed(reason.text) }
                 }
             } else {
                 missed = "no time left"
@@ -80,6 +87,8 @@ public struct ChartService: Sendable {
 
     struct Miss: Error {
         let text: String
+        /// The service did not answer at all (timeout, connection refused): worth a back-off.
+        var down = false
     }
 
     private struct UpstreamChart: Decodable {
@@ -117,8 +126,8 @@ public struct ChartService: Sendable {
         let reply = await underlying.send("/api/charts/\(name)", method: "POST", json: json, kind: "chart", timeout: timeout)
         switch reply {
         case .notConfigured: return .failure(Miss(text: "not configured"))
-        case .timedOut: return .failure(Miss(text: "timed out"))
-        case .unreachable: return .failure(Miss(text: "unreachable"))
+        case .timedOut: return .failure(Miss(text: "timed out", down: true))
+        case .unreachable: return .failure(Miss(text: "unreachable", down: true))
         case .answered(let status, let bytes, _):
             guard status == 200 else { return .failure(Miss(text: "http \(status)")) }
             guard let chart = try? JSONDecoder().decode(UpstreamChart.self, from: Data(bytes)),
@@ -225,6 +234,36 @@ public struct ChartService: Sendable {
         case .oneWeek: "weekly"
         }
     }
+}
+
+/// After Underlying timed out or could not be reached, the charts we can draw ourselves skip it for `period`, so a
+/// dead service does not cost every chart its full wait (types only Underlying draws still ask). Per process.
+final class UnderlyingBackoff: Sendable {
+    private struct State {
+        var until: ContinuousClock.Instant?
+        var reason = ""
+    }
+    private let state = Mutex(State())
+    let period: Duration
+
+    init(period: Duration) { self.period = period }
+
+    func failed(_ reason: String) {
+        guard period > .zero else { return }
+        state.withLock { $0 = State(until: .now + period, reason: reason) }
+    }
+
+    /// Why Underlying is skipped right now, or nil when it should be asked.
+    func skipReason() -> String? {
+        state.withLock { s in
+            guard let until = s.until, until > .now else { return nil }
+            return "skipped after it \(s.reason == "timed out" ? "timed out" : "was \(s.reason)") within the last \(period.inSeconds) s"
+        }
+    }
+}
+
+extension Duration {
+    var inSeconds: Int64 { components.seconds }
 }
 
 extension JSONValue {

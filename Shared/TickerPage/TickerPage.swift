@@ -17,7 +17,8 @@ public struct TickerPage: Sendable {
     }
 
     /// Reads `UNDERLYING_TIMEOUT_MS` (4000: analysis and summaries), `UNDERLYING_CHART_TIMEOUT_MS` (4000),
-    /// `CHART_RENDER_WORKERS` (2) and `CHART_MAX_WAITING` (32), each clamped to a sane range.
+    /// `UNDERLYING_CHART_BACKOFF_MS` (30000, 0 = none), `CHART_RENDER_WORKERS` (2) and `CHART_MAX_WAITING` (32), each
+    /// clamped to a sane range.
     public static func make(
         _ env: Environment, market: MarketDataClient, underlying: UnderlyingClient, redis: RedisClient?, logger: Logger
     ) -> TickerPage {
@@ -31,7 +32,8 @@ public struct TickerPage: Sendable {
             quotes: QuotePages(market: market, histories: histories),
             charts: ChartService(
                 histories: histories, underlying: underlying, renderer: renderer, redis: redis,
-                underlyingTimeout: .milliseconds(setting("UNDERLYING_CHART_TIMEOUT_MS", 4000, 100...60_000)), logger: logger),
+                underlyingTimeout: .milliseconds(setting("UNDERLYING_CHART_TIMEOUT_MS", 4000, 100...60_000)),
+                underlyingBackoff: .milliseconds(setting("UNDERLYING_CHART_BACKOFF_MS", 30_000, 0...3_600_000)), logger: logger),
             research: ResearchProxies(
                 underlying: underlying, timeout: .milliseconds(setting("UNDERLYING_TIMEOUT_MS", 4000, 100...60_000))))
     }

@@ -288,6 +288,29 @@ func header(_ reply: Reply, _ name: String) -> String? {
         await f.shutdown()
     }
 
+    @Test func aSilentUnderlyingIsSkippedForAWhile() async throws {
+        let f = try await TickerFixture()
+        let upstream = try FakeUpstream { _ in
+            try? await Task.sleep(for: .seconds(2))
+            return jsonResponse(500, "{}")
+        }
+        let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(300))
+        let command = ChartCommand(type: .regression, ticker: uniqueTicker(), period: .threeMonths, interval: .oneDay)
+        let first = try decodeBody(ChartResponse.self, await page.charts.chart(command, deadline: .now + .seconds(10)))
+        #expect(first.providerNote?.hasSuffix("(timed out)") == true)
+        let started = ContinuousClock.now
+        let second = try decodeBody(ChartResponse.self, await page.charts.chart(command, deadline: .now + .seconds(10)))
+        #expect(ContinuousClock.now - started < .milliseconds(250))
+        #expect(second.providerNote?.hasSuffix("(skipped after it timed out within the last 30 s)") == true)
+        #expect(upstream.requestCount == 1)
+        // A type only Underlying draws still asks.
+        let torque = await page.charts.chart(
+            ChartCommand(type: .torque, ticker: command.ticker, period: .twoYears, interval: .oneDay), deadline: .now + .seconds(1))
+        #expect(torque.status == 502 && upstream.requestCount == 2)
+        await upstream.shutdown()
+        await f.shutdown()
+    }
+
     @Test func noPriceDataIsA502() async throws {
         let f = try await TickerFixture()
         let page = f.page(underlying: try deadUnderlying())
