@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "LoadGen", targets: ["LoadGen"]),
         .executable(name: "BenchNearbyRating", targets: ["BenchNearbyRating"]),
         .executable(name: "PushBench", targets: ["PushBench"]),
+        .executable(name: "BenchCharts", targets: ["BenchCharts"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -45,6 +46,7 @@ let package = Package(
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         cLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         cLibrary("CTesseract", pkgConfig: "tesseract", apt: ["libtesseract-dev", "tesseract-ocr-eng"]),
+        cLibrary("CCairo", pkgConfig: "cairo", apt: ["libcairo2-dev", "fonts-dejavu-core"]),
 
         // Shared modules.
         shared("Runtime", []),
@@ -63,12 +65,14 @@ let package = Package(
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
         shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
         shared("OCR", ["CTesseract", "Runtime"]),
+        shared("Charts", ["CCairo", "Contracts"]),
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
         shared("NearbyCore", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
         shared("RatingEngine", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+        shared("TickerPage", ["Charts", "MarketData", "RatingEngine", "Redis", "Messaging", "Contracts", "Runtime"]),
         shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
         shared("MCP", ["HTTPServer", "HTTPClient"]),
@@ -78,7 +82,7 @@ let package = Package(
         service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance"]),
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
-        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
+        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
@@ -91,6 +95,9 @@ let package = Package(
 
         .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
                           path: "Tools/PushBench", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "BenchCharts", dependencies: ["Charts", "Contracts"], path: "Tools/BenchCharts",
+                          swiftSettings: swiftSettings),
 
         .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
                           path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
@@ -108,9 +115,10 @@ let package = Package(
         tests("FinanceTests", ["Finance", "Contracts"]),
         tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
         tests("OCRTests", ["OCR"]),
+        tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
         tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
-        tests("RatingTests", ["RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
+        tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
         tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "Runtime"]),
         tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),

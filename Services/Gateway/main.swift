@@ -46,6 +46,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,

@@ -4,12 +4,14 @@ import Headlines
 import Messaging
 import RatingEngine
 import SearchIntent
+import TickerPage
 
 /// Routes the Rating service's commands to their handlers.
 struct RatingCommands: Sendable {
     let ratings: RatingService
     let news: NewsPage
     let intents: SearchIntentResolver
+    let ticker: TickerPage
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -24,6 +26,16 @@ struct RatingCommands: Sendable {
         case SearchIntentCommand.name:
             let request: SearchIntentCommand = try decode(command)
             return .json(200, await intents.resolve(q: request.q, lat: request.lat, lng: request.lng))
+        case QuoteCommand.name:
+            return await ticker.quotes.quote(try decode(command))
+        case QuoteHistoryCommand.name:
+            return await ticker.quotes.history(try decode(command))
+        case ChartCommand.name:
+            return await ticker.charts.chart(try decode(command), deadline: command.deadline)
+        case AnalysisCommand.name:
+            return await ticker.research.analysis(try decode(command), deadline: command.deadline)
+        case ResearchSummaryCommand.name:
+            return await ticker.research.summary(try decode(command), deadline: command.deadline)
         default:
             throw CommandDecodingError("unknown command \(command.name)")
         }

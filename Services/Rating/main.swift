@@ -8,10 +8,12 @@ import RatingEngine
 import Redis
 import Runtime
 import SearchIntent
+import TickerPage
 import ServiceKit
 
 /// The Rating service: the market-data-backed answers — `GET /v1/rating/:ticker`, `GET /v1/news` with headline
-/// materiality, and `POST /v1/search/intent` (whose live-quote probe goes through the same market-data boundary).
+/// materiality, `POST /v1/search/intent` (whose live-quote probe goes through the same market-data boundary), and the
+/// ticker page: quote, quote history, charts, the analysis snapshot and the Prism/Situate summaries.
 await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let env = context.environment
     let logger = context.logger
@@ -21,12 +23,14 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     if env.get("JEV_API_KEY") == nil {
         logger.info("JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
     }
+    let underlying = UnderlyingClient.fromEnvironment(env, logger: logger)
+    let tickerPage = TickerPage.make(env, market: market, underlying: underlying, redis: redis, logger: logger)
     let materiality = HeadlineMateriality(jev: jev, redis: redis, logger: logger)
     let news = NewsPage(market: market, materiality: materiality)
     let ratings = RatingService(
         engine: RatingEngine(
             collector: EvidenceCollector(
-                market: market, underlying: UnderlyingClient.fromEnvironment(env, logger: logger),
+                market: market, underlying: underlying,
                 memos: ResearchMemos(redis: redis), materiality: materiality),
             jev: jev),
         redis: redis, logger: logger,
@@ -49,6 +53,6 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     return [
         try CommandRunner(
             configuration: context.kafka, service: .rating, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(ratings: ratings, news: news, intents: intents).handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(ratings: ratings, news: news, intents: intents, ticker: tickerPage).handle)
     ]
 }

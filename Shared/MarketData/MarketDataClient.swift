@@ -12,15 +12,15 @@ import Synchronization
 ///
 /// Quotes: the primary provider (Massive by default), then Yahoo only when configured as the fallback. A Massive
 /// primary without a key is skipped (logged once). Answers, empty ones included, are cached 30 s per symbol and
-/// concurrent callers for a symbol share one upstream request. History comes from Yahoo's chart endpoint (cached
-/// 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
+/// concurrent callers for a symbol share one upstream request. History comes from Massive's aggregates when Massive
+/// is the primary and has a key, else (and when Massive fails) from Yahoo's chart endpoint (cached 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
 /// learn which upstream answered only through `Quote.provider`. Keys never appear in URLs or logs.
 public final class MarketDataClient: Sendable {
     public let configuration: MarketDataConfiguration
     private let http: HTTPClient
     private let logger: Logger
     private let quotes: SingleFlightCache<Quote?>
-    private let histories: SingleFlightCache<[HistoryPoint]?>
+    private let histories: SingleFlightCache<PriceHistory?>
     private let headlines: SingleFlightCache<[NewsItem]?>
     private let ratioRows: SingleFlightCache<FinancialRatios?>
     private let reportedMassiveUnusable = Atomic<Bool>(false)
@@ -52,11 +52,19 @@ public final class MarketDataClient: Sendable {
         return await quotes.value(for: sym) { [self] in await fetchQuote(sym) }
     }
 
-    /// Closes for `symbol` from Yahoo's chart endpoint, oldest first; nil when invalid, failed or fewer than two
-    /// points. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as Yahoo requires.
+    /// Closes for `symbol`, oldest first (the closes of `priceHistory`).
     public func history(
         _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
     ) async -> [HistoryPoint]? {
+        await priceHistory(symbol, period: period, interval: interval)?.bars.map { HistoryPoint(ts: $0.ts, close: $0.close) }
+    }
+
+    /// OHLCV bars for `symbol`, oldest first, naming the provider that answered (`historyProviders`); nil when
+    /// invalid, failed or fewer than two bars. A 15-minute interval is limited to 5d/1mo periods (longer ones become 5d), as
+    /// Yahoo requires.
+    public func priceHistory(
+        _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
+    ) async -> PriceHistory? {
         guard let sym = MarketSymbol.normalize(symbol) else { return nil }
         let range: HistoryPeriod =
             interval == .fifteenMinutes && period != .fiveDays && period != .oneMonth ? .fiveDays : period
@@ -85,6 +93,12 @@ public final class MarketDataClient: Sendable {
                 + "&limit=1"
             return await get(provider: .massive, kind: "ratios", url: url).flatMap(MassiveRatios.ratios(from:))
         }
+    }
+
+    /// Providers tried for a history, in order: Massive when it is the primary and has a key, then Yahoo (history has
+    /// always been available from Yahoo, fallback configured or not).
+    var historyProviders: [MarketDataProvider] {
+        configuration.primary == .massive && isUsable(.massive) ? [.massive, .yahoo] : [.yahoo]
     }
 
     /// Providers tried for a quote, in order.
@@ -143,11 +157,26 @@ public final class MarketDataClient: Sendable {
         return nil
     }
 
-    private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> [HistoryPoint]? {
-        let url =
-            "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
-            + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
-        return await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.history(from:))
+    private func fetchHistory(_ sym: String, range: HistoryPeriod, interval: HistoryInterval) async -> PriceHistory? {
+        for provider in historyProviders {
+            let bars: [PriceBar]?
+            switch provider {
+            case .massive:
+                let url =
+                    base(configuration.massiveBaseURL)
+                    + MassiveAggregates.path(sym, range: range, interval: interval, now: Date())
+                bars = await get(provider: .massive, kind: "history", url: url).flatMap {
+                    MassiveAggregates.bars(from: $0, range: range)
+                }
+            case .yahoo:
+                let url =
+                    "\(base(configuration.yahooBaseURL))/v7/finance/chart/\(MarketSymbol.percentEncoded(sym))"
+                    + "?interval=\(interval.rawValue)&range=\(range.rawValue)"
+                bars = await get(provider: .yahoo, kind: "history", url: url).flatMap(YahooChart.bars(from:))
+            }
+            if let bars { return PriceHistory(provider: provider, bars: bars) }
+        }
+        return nil
     }
 
     private func fetchNews(_ sym: String) async -> [NewsItem]? {

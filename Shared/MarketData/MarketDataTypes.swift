@@ -1,7 +1,8 @@
+import Contracts
 import Runtime
 
 /// A quote upstream. Callers see it only through `Quote.provider`.
-public enum MarketDataProvider: String, Sendable, CaseIterable {
+public enum MarketDataProvider: String, Sendable, CaseIterable, Codable {
     case massive, yahoo
 }
 
@@ -24,15 +25,8 @@ public enum MarketDataFreshness: String, Sendable, CaseIterable {
     }
 }
 
-/// Look-back of a price history (Yahoo `range`).
-public enum HistoryPeriod: String, Sendable, CaseIterable {
-    case fiveDays = "5d"
-    case oneMonth = "1mo"
-    case threeMonths = "3mo"
-    case sixMonths = "6mo"
-    case oneYear = "1y"
-    case twoYears = "2y"
-}
+/// Look-back of a price history (Yahoo `range`): the wire's `PricePeriod`.
+public typealias HistoryPeriod = PricePeriod
 
 /// Bar size of a price history (Yahoo `interval`).
 public enum HistoryInterval: String, Sendable, CaseIterable {
@@ -49,6 +43,17 @@ public struct HistoryPoint: Sendable, Equatable, Codable {
     public init(ts: Int64, close: Double) {
         self.ts = ts
         self.close = close
+    }
+}
+
+/// A price history, oldest bar first, and the upstream that supplied it.
+public struct PriceHistory: Sendable, Equatable, Codable {
+    public var provider: MarketDataProvider
+    public var bars: [PriceBar]
+
+    public init(provider: MarketDataProvider, bars: [PriceBar]) {
+        self.provider = provider
+        self.bars = bars
     }
 }
 
@@ -154,6 +159,9 @@ public enum MarketSymbol {
         }
         return s
     }
+
+    /// `symbol` percent-encoded for a URL path segment.
+    public static func pathSegment(_ symbol: String) -> String { percentEncoded(symbol) }
 
     /// Percent-encodes everything outside RFC 3986's unreserved set (for a path segment or a query value).
     static func percentEncoded(_ s: String) -> String {

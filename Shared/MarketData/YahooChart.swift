@@ -29,20 +29,31 @@ enum YahooChart {
             freshness: MarketDataFreshness.delayed.rawValue)
     }
 
-    /// Closes from `indicators.adjclose[0].adjclose` (else `indicators.quote[0].close`) paired with `timestamp`;
-    /// non-positive or missing closes are skipped; fewer than two points → nil.
-    static func history(from body: [UInt8]) -> [HistoryPoint]? {
+    /// Bars from `timestamp` and `indicators.quote[0]` (open, high, low, close, volume). When
+    /// `indicators.adjclose[0].adjclose` is present the close is the adjusted one and open, high and low are scaled by
+    /// the same factor. Bars without a positive close are skipped; fewer than two bars → nil.
+    static func bars(from body: [UInt8]) -> [PriceBar]? {
         guard let chart = try? JSONDecoder().decode(Envelope.self, from: Data(body)),
             let result = chart.chart?.result?.first ?? nil,
-            let timestamps = result.timestamp,
-            let closes = result.indicators?.adjclose?.first?.adjclose ?? result.indicators?.quote?.first?.close
+            let timestamps = result.timestamp
         else { return nil }
-        var points: [HistoryPoint] = []
-        for (ts, close) in zip(timestamps, closes) {
+        let quote = result.indicators?.quote?.first
+        let adjusted = result.indicators?.adjclose?.first?.adjclose
+        guard let closes = adjusted ?? quote?.close else { return nil }
+        var bars: [PriceBar] = []
+        for (i, (ts, close)) in zip(timestamps, closes).enumerated() {
             guard let ts, let close, close.isFinite, close > 0 else { continue }
-            points.append(HistoryPoint(ts: ts, close: close))
+            let raw = quote?.close?[safe: i]?.flatMap { $0 }.positive
+            let factor = adjusted != nil ? raw.map { close / $0 } ?? 1 : 1
+            func scaled(_ series: [Double?]?) -> Double? {
+                series?[safe: i]?.flatMap { $0 }.positive.map { $0 * factor }
+            }
+            bars.append(
+                PriceBar(
+                    ts: ts, open: scaled(quote?.open), high: scaled(quote?.high), low: scaled(quote?.low), close: close,
+                    volume: quote?.volume?[safe: i]?.flatMap { $0 }.finite.flatMap { $0 >= 0 ? $0 : nil }))
         }
-        return points.count >= 2 ? points : nil
+        return bars.count >= 2 ? bars : nil
     }
 
     // MARK: - Wire types (every field optional; a wrong type counts as absent where it matters)
@@ -95,7 +106,23 @@ enum YahooChart {
     }
 
     struct Indicators: Decodable {
-        struct Closes: Decodable { var close: [Double?]? }
+        struct Closes: Decodable {
+            var open: [Double?]?
+            var high: [Double?]?
+            var low: [Double?]?
+            var close: [Double?]?
+            var volume: [Double?]?
+
+            private enum Keys: String, CodingKey { case open, high, low, close, volume }
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: Keys.self)
+                open = try? c.decodeIfPresent([Double?].self, forKey: .open)
+                high = try? c.decodeIfPresent([Double?].self, forKey: .high)
+                low = try? c.decodeIfPresent([Double?].self, forKey: .low)
+                close = try? c.decodeIfPresent([Double?].self, forKey: .close)
+                volume = try? c.decodeIfPresent([Double?].self, forKey: .volume)
+            }
+        }
         struct AdjCloses: Decodable { var adjclose: [Double?]? }
         var quote: [Closes]?
         var adjclose: [AdjCloses]?
@@ -114,6 +141,10 @@ extension Optional where Wrapped == Double {
         guard let v = finite, v > 0 else { return nil }
         return v
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
 extension String {

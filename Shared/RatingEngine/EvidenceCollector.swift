@@ -162,7 +162,7 @@ public struct EvidenceCollector: Sendable {
             parts.append(line)
         }
         return Evidence(
-            id: .prism, summary: parts.joined(separator: "; "), ref: underlying.url("/api/prism/\(UnderlyingClient.segment(ticker))/summary"),
+            id: .prism, summary: parts.joined(separator: "; "), ref: underlying.url(UnderlyingClient.summaryPath(.prism, ticker)),
             facts: facts)
     }
 
@@ -189,7 +189,7 @@ public struct EvidenceCollector: Sendable {
         }
         return Evidence(
             id: .situate, summary: parts.joined(separator: "; "),
-            ref: underlying.url("/api/situate/\(UnderlyingClient.segment(ticker))/summary"), facts: facts)
+            ref: underlying.url(UnderlyingClient.summaryPath(.situate, ticker)), facts: facts)
     }
 
     /// Ten headlines scored by materiality; only `material` ones count (≤ 6 titles, 140 characters each).

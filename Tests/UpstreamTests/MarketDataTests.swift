@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import MarketData
 import Runtime
+import Synchronization
 import Testing
 import TestSupport
 
@@ -268,6 +269,59 @@ struct HistoryAndNewsTests {
         }
     }
 
+    @Test func priceHistoryHasAdjustedOHLCVBarsAndNamesItsProvider() async throws {
+        let body = """
+            {"chart":{"result":[{"timestamp":[1699900000,1699986400,1700072800],
+            "indicators":{"quote":[{"open":[99.0,100.0,101.0],"high":[101.0,102.0,null],"low":[98.0,99.0,100.0],
+            "close":[100.0,101.0,102.0],"volume":[1500,null,-3]}],"adjclose":[{"adjclose":[50.0,50.5,51.0]}]}}]}}
+            """
+        try await withFake({ _ in jsonResponse(200, body) }) { fake in
+            let history = try #require(await yahooClient(fake).priceHistory("AAPL", period: .oneMonth, interval: .oneDay))
+            #expect(history.provider == .yahoo)
+            #expect(
+                history.bars == [
+                    PriceBar(ts: 1_699_900_000, open: 49.5, high: 50.5, low: 49, close: 50, volume: 1500),
+                    PriceBar(ts: 1_699_986_400, open: 50, high: 51, low: 49.5, close: 50.5, volume: nil),
+                    PriceBar(ts: 1_700_072_800, open: 50.5, high: nil, low: 50, close: 51, volume: nil),
+                ])
+            #expect(fake.lastRequest?.query == ["interval": "1d", "range": "1mo"])
+        }
+    }
+
+    @Test func massiveAggregatesAreTheHistoryWhenMassiveIsTheKeyedPrimary() async throws {
+        let aggregates = """
+            {"ticker":"AAPL","status":"OK","resultsCount":3,"results":[
+            {"t":1700006400000,"o":11,"h":12.5,"l":10.5,"c":12,"v":900},
+            {"t":1699920000000,"o":10,"h":11.5,"l":9.5,"c":11,"v":1000},
+            {"t":1700092800000,"c":0,"v":5}]}
+            """
+        let failing = Flag()
+        try await withFake({ request in
+            if request.path.hasPrefix("/v2/aggs/ticker/") { return failing.isOn ? jsonResponse(500, "{}") : jsonResponse(200, aggregates) }
+            return jsonResponse(200, yahooHistoryBody)
+        }) { fake in
+            let market = MarketDataClient(
+                configuration: MarketDataConfiguration(
+                    primary: .massive, yahooBaseURL: fake.baseURL, massiveBaseURL: fake.baseURL, massiveAPIKey: "k"),
+                logger: quietLogger())
+            let history = try #require(await market.priceHistory("AAPL", period: .oneYear, interval: .oneDay))
+            #expect(history.provider == .massive)
+            #expect(
+                history.bars == [
+                    PriceBar(ts: 1_699_920_000, open: 10, high: 11.5, low: 9.5, close: 11, volume: 1000),
+                    PriceBar(ts: 1_700_006_400, open: 11, high: 12.5, low: 10.5, close: 12, volume: 900),
+                ])
+            let request = try #require(fake.lastRequest)
+            let parts = request.path.split(separator: "/")
+            #expect(parts.prefix(6) == ["v2", "aggs", "ticker", "AAPL", "range", "1"] && parts[6] == "day")
+            #expect(request.query["adjusted"] == "true" && request.query["sort"] == "asc")
+            #expect(request.headers["Authorization"] == "Bearer k")
+            // Massive failing: Yahoo answers.
+            failing.set(true)
+            #expect(await market.priceHistory("AAPL", period: .sixMonths, interval: .oneDay)?.provider == .yahoo)
+        }
+    }
+
     @Test func newsMapsMassiveReferenceNews() async throws {
         let body = """
             {"results":[
@@ -309,4 +363,11 @@ struct HistoryAndNewsTests {
             #expect(fake.requestCount == 2)
         }
     }
+}
+
+/// A switch a fake reads while a test flips it.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isOn: Bool { value.withLock { $0 } }
+    func set(_ on: Bool) { value.withLock { $0 = on } }
 }

@@ -1,0 +1,7 @@
+#ifndef MAPVEST_CCAIRO_SHIM_H
+#define MAPVEST_CCAIRO_SHIM_H
+#include <cairo.h>
+
+/* cairo's C API has no variadic functions, so no wrappers are needed; only Shared/Charts imports this module. */
+
+#endif
