@@ -71,6 +71,7 @@ let package = Package(
         shared("RatingEngine", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+        shared("Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
         shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
@@ -78,7 +79,7 @@ let package = Package(
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
-        service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
         // Dev/test tooling.

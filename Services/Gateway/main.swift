@@ -39,7 +39,10 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
-            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes)
+            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + WatchlistRoutes(
+                caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
+            ).routes)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
