@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "LoadGen", targets: ["LoadGen"]),
         .executable(name: "BenchNearbyRating", targets: ["BenchNearbyRating"]),
         .executable(name: "PushBench", targets: ["PushBench"]),
+        .executable(name: "BenchBriefs", targets: ["BenchBriefs"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -94,6 +95,9 @@ let package = Package(
 
         .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
                           path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "BenchBriefs", dependencies: ["TestSupport", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
+                          path: "Tools/BenchBriefs", swiftSettings: swiftSettings),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
