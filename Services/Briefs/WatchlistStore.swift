@@ -182,10 +182,16 @@ struct WatchlistStore: Sendable {
 
     // MARK: - Entries
 
-    /// A list (`listId` nil = the default) with its entries newest first, in one query; nil when the user has no
-    /// such list.
+    /// A list (`listId` nil = the default, created when missing) with its entries newest first, in one query; nil
+    /// when the user has no such list.
     func listWithEntries(userId: String, listId: String?) async throws -> (list: WatchList, entries: [WatchEntry])? {
-        if listId == nil, try await findDefault(userId: userId) == nil { _ = try await defaultList(userId: userId) }
+        if let found = try await listJoined(userId: userId, listId: listId) { return found }
+        guard listId == nil else { return nil }
+        _ = try await defaultList(userId: userId)
+        return try await listJoined(userId: userId, listId: nil)
+    }
+
+    private func listJoined(userId: String, listId: String?) async throws -> (list: WatchList, entries: [WatchEntry])? {
         let rows = try await db.query(
             """
             SELECT \(unescaped: Self.listColumns), \(unescaped: Self.entryColumns)

@@ -15,7 +15,11 @@ extension SystemTests {
             let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
             let env = BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev)
             let first = try await ServiceProcess.start("Briefs", extra: env)
-            let second = try await ServiceProcess.start("Briefs", extra: env)
+            // The second replica also runs the in-house scheduler (its movers slot is due at once).
+            var scheduling = env
+            scheduling["ENABLE_PUSH_SCHEDULER"] = "1"
+            scheduling["SCHEDULER_TIME_ZONE"] = "America/New_York"
+            let second = try await ServiceProcess.start("Briefs", extra: scheduling)
             let gateway = try await GatewayProcess.start(instance: "test-morning-\(UInt16.random(in: 0...9999))")
             defer {
                 first.kill()
@@ -59,6 +63,8 @@ extension SystemTests {
             // One brief each: 50 model calls for 50 ticker sets, whichever replica wrote them.
             #expect(openRouter.requests.count == 50)
             #expect(!openRouter.requests.contains { $0.bodyText.contains("SIDE") })
+
+            #expect(second.log.contains("push scheduler on") && second.log.contains("\"job\":\"briefs.movers\""))
 
             await pushes.stop()
             producer.flush(timeout: .seconds(5))
