@@ -1,5 +1,4 @@
 import Contracts
-import Foundation
 import Messaging
 
 /// Routes Briefs' commands to their handlers.
@@ -13,32 +12,24 @@ struct BriefsCommands: Sendable {
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
         switch command.name {
-        case Name.lists: return try await watchlists.lists(decode(command))
-        case Name.createList: return try await watchlists.createList(decode(command))
-        case Name.renameList: return try await watchlists.renameList(decode(command))
-        case Name.setDefault: return try await watchlists.setDefault(decode(command))
-        case Name.deleteList: return try await watchlists.deleteList(decode(command))
-        case Name.summary: return await watchlists.summary(try decode(command))
-        case Name.move: return try await watchlists.move(decode(command))
-        case Name.entries: return try await watchlists.entries(decode(command))
-        case Name.add: return try await watchlists.add(decode(command), deadline: command.deadline)
-        case Name.remove: return try await watchlists.remove(decode(command))
-        case Name.memo: return try await watchlists.memo(decode(command))
-        case Name.contains: return try await watchlists.contains(decode(command))
-        case Name.brief: return try await briefs.brief(decode(command), deadline: command.deadline)
-        case Name.headlines: return try await headlines.headlines(decode(command), deadline: command.deadline)
-        case Name.newsRead: return await news.read(try decode(command), deadline: command.deadline)
-        case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(decode(command), deadline: command.deadline)
-        case ScanWatchlistMoversCommand.name: return try await scheduled.movers(decode(command))
+        case Name.lists: return try await watchlists.lists(command.decode())
+        case Name.createList: return try await watchlists.createList(command.decode())
+        case Name.renameList: return try await watchlists.renameList(command.decode())
+        case Name.setDefault: return try await watchlists.setDefault(command.decode())
+        case Name.deleteList: return try await watchlists.deleteList(command.decode())
+        case Name.summary: return await watchlists.summary(try command.decode())
+        case Name.move: return try await watchlists.move(command.decode())
+        case Name.entries: return try await watchlists.entries(command.decode())
+        case Name.add: return try await watchlists.add(command.decode(), deadline: command.deadline)
+        case Name.remove: return try await watchlists.remove(command.decode())
+        case Name.memo: return try await watchlists.memo(command.decode())
+        case Name.contains: return try await watchlists.contains(command.decode())
+        case Name.brief: return try await briefs.brief(command.decode(), deadline: command.deadline)
+        case Name.headlines: return try await headlines.headlines(command.decode(), deadline: command.deadline)
+        case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
+        case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
+        case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
         default: throw CommandDecodingError("unknown command \(command.name)")
-        }
-    }
-
-    private func decode<T: Decodable>(_ command: IncomingCommand) throws -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(command.body))
-        } catch {
-            throw CommandDecodingError("\(command.name): \(error)")
         }
     }
 }

@@ -92,6 +92,12 @@ enum BriefsFakes {
         }
     }
 
+    /// The three fakes a Briefs test needs and the environment pointing processes at them.
+    static func upstreams(_ knobs: Knobs) throws -> (massive: FakeUpstream, openRouter: FakeUpstream, jev: FakeUpstream, env: [String: String]) {
+        let (massive, openRouter, jev) = (try massive(), try openRouter(knobs), try jev(knobs))
+        return (massive, openRouter, jev, environment(massive: massive, openRouter: openRouter, jev: jev))
+    }
+
     /// The upstream environment for Briefs (and Identify) processes.
     static func environment(massive: FakeUpstream, openRouter: FakeUpstream, jev: FakeUpstream) -> [String: String] {
         [

@@ -23,8 +23,7 @@ extension SystemTests {
 
         @Test func cachedSharedOutageAndOnePushForTheDefaultList() async throws {
             let knobs = BriefsFakes.Knobs()
-            let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
-            let env = BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev)
+            let (massive, openRouter, jev, env) = try BriefsFakes.upstreams(knobs)
             let first = try await ServiceProcess.start("Briefs", extra: env)
             let second = try await ServiceProcess.start("Briefs", extra: env)
             let gateway = try await GatewayProcess.start(instance: "test-brief-\(UInt16.random(in: 0...9999))")

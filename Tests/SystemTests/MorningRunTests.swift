@@ -12,8 +12,7 @@ extension SystemTests {
     @Suite struct MorningRunTests {
         @Test func fiftyUsersTwoReplicasOneBriefAndOnePushEach() async throws {
             let knobs = BriefsFakes.Knobs()
-            let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
-            let env = BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev)
+            let (massive, openRouter, jev, env) = try BriefsFakes.upstreams(knobs)
             let first = try await ServiceProcess.start("Briefs", extra: env)
             // The second replica also runs the in-house scheduler (its movers slot is due at once).
             var scheduling = env

@@ -17,8 +17,8 @@ extension SystemTests {
 
         @Test func savedTickerIsWatchlistedInTheVerdict() async throws {
             let knobs = BriefsFakes.Knobs()
-            let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
-            var env = BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev)
+            let (massive, openRouter, jev, upstreamEnv) = try BriefsFakes.upstreams(knobs)
+            var env = upstreamEnv
             env["OPENROUTER_API_KEY"] = ""
             let briefs = try await ServiceProcess.start("Briefs", extra: env)
             let identify = try await ServiceProcess.start("Identify", extra: env)

@@ -18,13 +18,13 @@ extension SystemTests {
 
         @Test func headlinesFloorJevDownNewsReadAndMovers() async throws {
             let knobs = BriefsFakes.Knobs()
-            let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
+            let (massive, openRouter, jev, upstreamEnv) = try BriefsFakes.upstreams(knobs)
             let exa = try FakeUpstream { request in
                 let ids = (SystemClient.jsonObject(request.body)["ids"] as? [String]) ?? []
                 guard request.path == "/contents", let url = ids.first, !url.contains("broken") else { return .error(500, "down") }
                 return .json(200, raw: Array(#"{"results":[{"url":"\#(url)","title":"Deal done","text":"The full article."}]}"#.utf8))
             }
-            var env = BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev)
+            var env = upstreamEnv
             env["EXA_API_KEY"] = "test-exa"
             env["EXA_BASE_URL"] = exa.baseURL
             let briefs = try await ServiceProcess.start("Briefs", extra: env)

@@ -10,9 +10,8 @@ extension SystemTests {
     @Suite struct WatchlistRoutesTests {
         @Test func listsEntriesAndDefaultsEndToEnd() async throws {
             let knobs = BriefsFakes.Knobs()
-            let (massive, openRouter, jev) = (try BriefsFakes.massive(), try BriefsFakes.openRouter(knobs), try BriefsFakes.jev(knobs))
-            let briefs = try await ServiceProcess.start(
-                "Briefs", extra: BriefsFakes.environment(massive: massive, openRouter: openRouter, jev: jev))
+            let (massive, openRouter, jev, env) = try BriefsFakes.upstreams(knobs)
+            let briefs = try await ServiceProcess.start("Briefs", extra: env)
             let gateway = try await GatewayProcess.start(instance: "test-watch-\(UInt16.random(in: 0...9999))")
             defer {
                 briefs.kill()
