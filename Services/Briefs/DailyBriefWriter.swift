@@ -38,7 +38,6 @@ struct DailyBriefWriter: Sendable {
     let market: MarketDataClient
     let openRouter: OpenRouterClient
     let jev: JevClient
-    let logger: Logger
 
     /// A brief for `tickers`; `previous` is the last one written for the same user and tickers, if any.
     func write(tickers: [WatchEntry], previous: Written?, deadline: ContinuousClock.Instant) async -> Written {

@@ -36,10 +36,17 @@ struct DailyBriefs: Sendable {
         last = RedisSharedCache(redis: redis, prefix: "mapvest:brief:last:v1:", logger: context.logger)
     }
 
-    /// `GET /v1/watchlist/brief?listId=`: 404 for a list that is not the caller's, else always 200.
-    func brief(_ command: WatchListCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
-        guard let (list, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
-        else { return .error(404, "list not found") }
+    /// `GET /v1/watchlist/brief?listId=`: 404 for a list that is not the caller's, else always 200 (a failed list
+    /// read is the outage brief, as a failed model is).
+    func brief(_ command: WatchListCommand, deadline: ContinuousClock.Instant) async -> Reply {
+        let found: (list: WatchList, entries: [WatchEntry])?
+        do {
+            found = try await store.listWithEntries(userId: command.userId, listId: command.listId)
+        } catch {
+            context.logger.warning("brief: list read failed", ["error": .string("\(error)")])
+            return .json(200, DailyBriefWriter.outage(Date()))
+        }
+        guard let (list, entries) = found else { return .error(404, "list not found") }
         let result = await brief(userId: command.userId, list: list, entries: entries, scheduled: false, deadline: deadline)
         return .json(200, result.brief).then(result.effects)
     }

@@ -18,10 +18,21 @@ struct WatchlistHeadlines: Sendable {
     let store: WatchlistStore
     let market: MarketDataClient
     let materiality: HeadlineMateriality
+    let logger: Logger
 
-    func headlines(_ command: WatchHeadlinesCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
-        guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
-        else { return .error(404, "list not found") }
+    func headlines(_ command: WatchHeadlinesCommand, deadline: ContinuousClock.Instant) async -> Reply {
+        let found: (list: WatchList, entries: [WatchEntry])?
+        do {
+            found = try await store.listWithEntries(userId: command.userId, listId: command.listId)
+        } catch {
+            logger.warning("headlines: list read failed", ["error": .string("\(error)")])
+            // Never a 500: a failed list read is an empty card, as a failed provider is.
+            return .json(
+                200,
+                WatchHeadlinesResponse(
+                    items: [], tickers: [], materiality: command.materiality, generatedAt: Timestamp.iso8601(Date())))
+        }
+        guard let (_, entries) = found else { return .error(404, "list not found") }
         let tickers = entries.map(\.ticker)
         let market = self.market
         let providerBudget = max(.zero, deadline - ContinuousClock.now - Self.reserve * 2 - Self.jevTimeout / 2)

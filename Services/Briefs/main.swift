@@ -33,7 +33,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
     let claims = SlotClaims(db: db, table: "briefs.job_slots", owner: owner)
     let briefs = DailyBriefs(
-        writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev, logger: logger), store: store,
+        writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
         claims: claims, redis: redis, context: context)
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
@@ -41,7 +41,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             tickers: TickerCheck(market: market, comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger)),
             context: context),
         briefs: briefs,
-        headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger)),
+        headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
+            logger: logger),
         news: NewsReader(exa: exa),
         scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context))
 
