@@ -10,6 +10,15 @@ struct WatchlistLookup: Sendable {
 
     let client: RequestReplyClient
 
+    /// One question at start with a generous budget, so Briefs' first reply to this replica's new reply topic (the
+    /// producer's metadata fetch) is not paid by a caller's 500 ms.
+    func warmUp() async {
+        guard let body = try? JSONEncoder().encode(WatchContainsCommand(userId: "", tickers: ["WARMUP"])) else { return }
+        let command = OutgoingCommand(
+            service: .briefs, name: WatchlistCommandName.contains, key: nil, body: Array(body), requestId: "identify-warmup")
+        _ = try? await client.request(command, budget: .seconds(10))
+    }
+
     func watchlisted(userId: String, tickers: [String]) async -> Set<String>? {
         guard !tickers.isEmpty,
             let body = try? JSONEncoder().encode(WatchContainsCommand(userId: userId, tickers: tickers))

@@ -25,6 +25,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         configuration: context.kafka,
         instanceId: env.get("IDENTIFY_INSTANCE_ID", default: "identify-\(ProcessInfo.processInfo.hostName)-\(env.get("ADMIN_PORT", default: 9101))"),
         producer: context.producer, maxInFlight: 1024, logger: logger)
+    let watchlist = WatchlistLookup(client: replies)
+    Task { await watchlist.warmUp() }
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
     let exa = ExaClient.fromEnvironment(env, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
@@ -44,7 +46,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
         verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()),
-        watchlist: WatchlistLookup(client: replies), logger: logger)
+        watchlist: watchlist, logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds, effects: SignedInEffects(finds: finds, context: context),
