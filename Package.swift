@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "BenchNearbyRating", targets: ["BenchNearbyRating"]),
         .executable(name: "PushBench", targets: ["PushBench"]),
         .executable(name: "BenchCharts", targets: ["BenchCharts"]),
+        .executable(name: "BenchBriefs", targets: ["BenchBriefs"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -76,6 +77,7 @@ let package = Package(
         shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
         shared("MCP", ["HTTPServer", "HTTPClient"]),
+        shared("Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
         shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
@@ -83,7 +85,7 @@ let package = Package(
         service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
-        service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
         // Dev/test tooling.
@@ -101,6 +103,9 @@ let package = Package(
 
         .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
                           path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "BenchBriefs", dependencies: ["TestSupport", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
+                          path: "Tools/BenchBriefs", swiftSettings: swiftSettings),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
@@ -121,7 +126,9 @@ let package = Package(
         tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
         tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "Runtime"]),
-        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Crypto", "Finance", "Contracts", "Runtime"]),
+        tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
+        tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
+        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]
 )

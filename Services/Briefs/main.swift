@@ -1,14 +1,66 @@
+import Contracts
+import Exa
+import Foundation
+import Headlines
+import Jev
+import MarketData
 import Messaging
+import OpenRouter
+import Resolver
+import Runtime
+import Scheduling
 import ServiceKit
 
-/// The Briefs service: joins its consumer group on `mapvest.briefs.commands.v1` and serves health and metrics.
-/// Its domain commands arrive with a later issue; until then every command is answered 404, as an unknown route.
+/// The Briefs service: owner of watchlists (schema `briefs`), Mapvest Daily and the watchlist headlines, and of
+/// the scheduled jobs on its topic — the 7 am daily briefs and the 5-minute movers scan. With
+/// `ENABLE_PUSH_SCHEDULER=1` it also publishes those commands itself, each slot once across replicas.
 await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
-    [
-        try CommandRunner(configuration: context.kafka, service: .briefs, producer: context.producer, logger: context.logger) {
-            command in
-            context.logger.warning("unknown command", ["command": .string(command.name)])
-            return .error(404, "not found")
-        }
+    let env = context.environment
+    let logger = context.logger
+    let redis = try await context.makeRedis()
+    let db = try await context.makePostgres()
+    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations)
+
+    let market = MarketDataClient.fromEnvironment(env, logger: logger)
+    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
+    let exa = ExaClient.fromEnvironment(env, logger: logger)
+    let jev = JevClient.fromEnvironment(env, logger: logger)
+    if !openRouter.isConfigured { logger.info("OPENROUTER_API_KEY is not set: daily briefs are the outage brief") }
+    if env.get("JEV_API_KEY") == nil { logger.info("JEV_API_KEY is not set: headlines unscored, no brief pre-filter") }
+    if !exa.isConfigured { logger.info("EXA_API_KEY is not set: news/read answers unavailable, add checks quotes only") }
+
+    let store = WatchlistStore(db: db)
+    let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    let claims = SlotClaims(db: db, table: "briefs.job_slots", owner: owner)
+    let briefs = DailyBriefs(
+        writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
+        claims: claims, redis: redis, context: context)
+    let commands = BriefsCommands(
+        watchlists: WatchlistCommands(
+            store: store,
+            tickers: TickerCheck(market: market, comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger)),
+            context: context),
+        briefs: briefs,
+        headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
+            logger: logger),
+        news: NewsReader(exa: exa),
+        scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context))
+
+    var parts: [any Service] = [
+        try CommandRunner(
+            configuration: context.kafka, service: .briefs, producer: context.producer,
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
     ]
+    if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
+        let zoneName = env.get("SCHEDULER_TIME_ZONE", default: "UTC")
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw ConfigurationError("SCHEDULER_TIME_ZONE \(zoneName) is not a known time zone")
+        }
+        parts.append(
+            CommandScheduler(
+                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")), claims: claims,
+                publisher: context.publisher, timeZone: zone, logger: logger))
+        logger.info("push scheduler on", ["scheduler.time_zone": .string(zoneName)])
+    }
+    return parts
 }

@@ -115,17 +115,24 @@ struct GatewayConfiguration: Sendable {
 }
 
 /// Time budgets per route (DECISIONS.md): identify 30 s, nearby and rating 10 s, everything else 5 s.
-/// `IDENTIFY_BUDGET_MS`, `NEARBY_BUDGET_MS`, `RATING_BUDGET_MS` and `DEFAULT_BUDGET_MS` override them.
+/// `IDENTIFY_BUDGET_MS`, `NEARBY_BUDGET_MS`, `RATING_BUDGET_MS` and `DEFAULT_BUDGET_MS` override them; the daily
+/// brief gets 30 s (`BRIEF_BUDGET_MS`) and a watchlist add 10 s (`WATCHLIST_ADD_BUDGET_MS`).
 struct RouteBudgets: Sendable {
     var identify: Duration
     var nearby: Duration
     var rating: Duration
     var standard: Duration
+    /// `GET /v1/watchlist/brief`: a model cascade of up to 20 s per model.
+    var brief: Duration
+    /// `POST /v1/watchlist/add`: a quote (3.5 s) then comparables (3.5 s).
+    var watchlistAdd: Duration
 
     init(_ env: Environment) {
         identify = env.milliseconds("IDENTIFY_BUDGET_MS", default: .seconds(30))
         nearby = env.milliseconds("NEARBY_BUDGET_MS", default: .seconds(10))
         rating = env.milliseconds("RATING_BUDGET_MS", default: .seconds(10))
         standard = env.milliseconds("DEFAULT_BUDGET_MS", default: .seconds(5))
+        brief = env.milliseconds("BRIEF_BUDGET_MS", default: .seconds(30))
+        watchlistAdd = env.milliseconds("WATCHLIST_ADD_BUDGET_MS", default: .seconds(10))
     }
 }

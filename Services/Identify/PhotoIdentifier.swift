@@ -23,6 +23,8 @@ struct PhotoIdentifier: Sendable {
     let ocr: TextRecognizer?
     let resolver: InvestableResolver
     let verdicts: VerdictAttacher
+    /// For signed-in callers: the default watchlist, read within 500 ms.
+    let watchlist: WatchlistLookup?
     let matcher = BrandMatcher.shared
     let logger: Logger
 
@@ -30,7 +32,12 @@ struct PhotoIdentifier: Sendable {
     func identify(_ command: IdentifyPhotoCommand, photo: [UInt8], deadline: ContinuousClock.Instant) async -> Outcome {
         let (reading, path) = await read(photo: photo, command: command, deadline: deadline)
         var investables = await resolver.investables(for: reading.detected, citeVision: path == .vision)
-        investables = await verdicts.attach(investables)
+        var onWatchlist: Set<String>?
+        if let userId = command.userId, let watchlist {
+            onWatchlist = await watchlist.watchlisted(
+                userId: userId, tickers: Array(Set(investables.compactMap(VerdictAttacher.watchTicker))))
+        }
+        investables = await verdicts.attach(investables, onWatchlist: onWatchlist)
         return Outcome(
             response: IdentifyResponse(
                 identification: Identification(

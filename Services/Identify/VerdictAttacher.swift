@@ -43,7 +43,7 @@ struct VerdictAttacher: Sendable {
         let rarity: String?
         let on_watchlist: Bool?
 
-        init(_ investable: Investable) {
+        init(_ investable: Investable, onWatchlist: Bool?) {
             brand = investable.brand.name
             parent = investable.brand.parent
             sector = investable.brand.sector
@@ -56,7 +56,7 @@ struct VerdictAttacher: Sendable {
             etfs = investable.etfs.prefix(3).map { ETFState(ticker: $0.ticker, weight: ($0.weight * 1000).rounded() / 1000) }
             identification_confidence = investable.confidence.rawValue
             rarity = investable.rarity?.rawValue
-            on_watchlist = nil
+            on_watchlist = onWatchlist
         }
 
         /// First 20 hex of SHA-1 over the JSON state.
@@ -68,9 +68,18 @@ struct VerdictAttacher: Sendable {
         }
     }
 
-    func attach(_ investables: [Investable]) async -> [Investable] {
+    /// The ticker whose watchlist membership the verdict reports: the brand's own, else its first comparable's.
+    static func watchTicker(_ investable: Investable) -> String? {
+        (investable.brand.ticker?.symbol ?? investable.comparables.first?.ticker)?.uppercased()
+    }
+
+    /// `onWatchlist`: the caller's default-list tickers when known (signed in and read in time), else nil.
+    func attach(_ investables: [Investable], onWatchlist: Set<String>? = nil) async -> [Investable] {
         guard !investables.isEmpty, gate.allowsCalls else { return investables }
-        let states = investables.map(DetectionState.init)
+        let flags = investables.map { investable in
+            onWatchlist.map { list in Self.watchTicker(investable).map(list.contains) ?? false }
+        }
+        let states = zip(investables, flags).map { DetectionState($0, onWatchlist: $1) }
         let keys = states.map(\.memoKey)
         // Uncached states, each asked once however many investables share it.
         var asked: [String: Int] = [:]
@@ -82,9 +91,12 @@ struct VerdictAttacher: Sendable {
             questionStates["d\(index)"] = state
         }
         if !asked.isEmpty { await ask(questionStates, keys: asked) }
-        return zip(investables, keys).map { investable, key in
-            var out = investable
-            if case .verdict(let verdict)? = memo[key] { out.verdict = verdict }
+        return zip(zip(investables, keys), flags).map { pair, flag in
+            var out = pair.0
+            if case .verdict(var verdict)? = memo[pair.1] {
+                verdict.watchlisted = flag
+                out.verdict = verdict
+            }
             return out
         }
     }

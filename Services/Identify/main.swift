@@ -20,6 +20,13 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(schema: "identify", migrations: FindsStore.migrations)
     try await BrandTickerCache.migrate(db)
 
+    // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
+    let replies = try await RequestReplyClient.make(
+        configuration: context.kafka,
+        instanceId: env.get("IDENTIFY_INSTANCE_ID", default: "identify-\(ProcessInfo.processInfo.hostName)-\(env.get("ADMIN_PORT", default: 9101))"),
+        producer: context.producer, maxInFlight: 1024, logger: logger)
+    let watchlist = WatchlistLookup(client: replies)
+    Task { await watchlist.warmUp() }
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
     let exa = ExaClient.fromEnvironment(env, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
@@ -37,12 +44,14 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let identifier = PhotoIdentifier(
         vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
-        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()), logger: logger)
+        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()),
+        watchlist: watchlist, logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds, effects: IdentifyEffects(finds: finds, context: context),
         photos: PhotoClaims(redis: redis))
     return [
+        replies,
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)

@@ -1,0 +1,35 @@
+import Contracts
+import Messaging
+
+/// Routes Briefs' commands to their handlers.
+struct BriefsCommands: Sendable {
+    let watchlists: WatchlistCommands
+    let briefs: DailyBriefs
+    let headlines: WatchlistHeadlines
+    let news: NewsReader
+    let scheduled: ScheduledRuns
+
+    @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
+        typealias Name = WatchlistCommandName
+        switch command.name {
+        case Name.lists: return try await watchlists.lists(command.decode())
+        case Name.createList: return try await watchlists.createList(command.decode())
+        case Name.renameList: return try await watchlists.renameList(command.decode())
+        case Name.setDefault: return try await watchlists.setDefault(command.decode())
+        case Name.deleteList: return try await watchlists.deleteList(command.decode())
+        case Name.summary: return await watchlists.summary(try command.decode())
+        case Name.move: return try await watchlists.move(command.decode())
+        case Name.entries: return try await watchlists.entries(command.decode())
+        case Name.add: return try await watchlists.add(command.decode(), deadline: command.deadline)
+        case Name.remove: return try await watchlists.remove(command.decode())
+        case Name.memo: return try await watchlists.memo(command.decode())
+        case Name.contains: return try await watchlists.contains(command.decode())
+        case Name.brief: return await briefs.brief(try command.decode(), deadline: command.deadline)
+        case Name.headlines: return await headlines.headlines(try command.decode(), deadline: command.deadline)
+        case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
+        case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
+        case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
+        default: throw CommandDecodingError("unknown command \(command.name)")
+        }
+    }
+}

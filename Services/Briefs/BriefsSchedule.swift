@@ -1,0 +1,29 @@
+import Contracts
+import Foundation
+import Scheduling
+
+/// Briefs' scheduled jobs: the daily briefs at `DAILY_BRIEF_TIME` (07:00) and the movers scan every 5 minutes,
+/// published on Briefs' own topic with no user id (each expands into per-user commands).
+enum BriefsSchedule {
+    static func jobs(dailyAt time: String) -> [ScheduledCommand] {
+        let parts = time.split(separator: ":").compactMap { Int($0) }
+        let (hour, minute) = parts.count == 2 && (0..<24).contains(parts[0]) && (0..<60).contains(parts[1])
+            ? (parts[0], parts[1]) : (7, 0)
+        let encoder = JSONEncoder()
+        return [
+            ScheduledCommand(
+                job: "briefs.daily", schedule: .daily(hour: hour, minute: minute), topic: ServiceName.briefs.commandTopic,
+                command: GenerateDailyBriefsCommand.name, key: "all",
+                body: Array((try? encoder.encode(GenerateDailyBriefsCommand())) ?? Data("{}".utf8))),
+            ScheduledCommand(
+                job: "briefs.movers", schedule: .minutes(every: 5, offset: 0), topic: ServiceName.briefs.commandTopic,
+                command: ScanWatchlistMoversCommand.name, key: "all",
+                body: Array((try? encoder.encode(ScanWatchlistMoversCommand())) ?? Data("{}".utf8))),
+        ]
+    }
+}
+
+struct ConfigurationError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

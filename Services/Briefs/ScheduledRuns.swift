@@ -1,0 +1,106 @@
+import Contracts
+import Foundation
+import Kafka
+import MarketData
+import Messaging
+import Runtime
+import Scheduling
+import ServiceKit
+
+/// The scheduled commands on Briefs' topic: "generate the daily briefs" and "scan default-list movers". A command
+/// without a user id is expanded into one command per user with default-list tickers, keyed by the user id, so
+/// the consumer group spreads users over every replica; a per-user command does that user's work. Redelivery and
+/// duplicate expansions are harmless: briefs come from the shared cache and every push is claimed once per slot.
+struct ScheduledRuns: Sendable {
+    static let pageSize = 1000
+    static let moverThreshold = 5.0
+    static let moverJob = "watchlist_mover.push"
+
+    let store: WatchlistStore
+    let briefs: DailyBriefs
+    let market: MarketDataClient
+    let claims: SlotClaims
+    let context: ServiceContext
+
+    func dailyBriefs(_ command: GenerateDailyBriefsCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
+        guard let userId = command.userId else {
+            let users = try await expand(name: GenerateDailyBriefsCommand.name) { GenerateDailyBriefsCommand(userId: $0) }
+            context.logger.info("daily briefs expanded", ["users": .int(users)])
+            return Reply.json(202, ["users": users])
+        }
+        let ran = try await briefs.morningRun(userId: userId, deadline: deadline)
+        return Reply.json(200, ["skipped": !ran])
+    }
+
+    func movers(_ command: ScanWatchlistMoversCommand) async throws -> Reply {
+        guard let userId = command.userId else {
+            let users = try await expand(name: ScanWatchlistMoversCommand.name) { ScanWatchlistMoversCommand(userId: $0) }
+            return Reply.json(202, ["users": users])
+        }
+        guard let (_, entries) = try await store.listWithEntries(userId: userId, listId: nil) else {
+            return Reply.json(200, ["pushed": 0])
+        }
+        let market = self.market
+        var pushed = 0
+        let day = DailyBriefs.day(Date())
+        for entry in entries {
+            guard let quote = await market.quote(entry.ticker), quote.changePct.isFinite,
+                abs(quote.changePct) >= Self.moverThreshold,
+                let body = try? JSONEncoder().encode(Self.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
+            else { continue }
+            let context = self.context
+            let outcome = try await claims.once(
+                job: Self.moverJob, slot: "\(day):\(userId):\(entry.ticker)", lease: .seconds(60),
+                deadline: ContinuousClock.now + .seconds(5)
+            ) {
+                await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: Array(body))
+            }
+            if outcome == .ran { pushed += 1 }
+        }
+        return Reply.json(200, ["pushed": pushed])
+    }
+
+    /// `watchlist_mover` (§i.9): `$T +x.x%`, "… is up x.x% today — it's on your watchlist.", once per ticker per day.
+    static func moverPush(userId: String, quote: Quote, ticker: String, day: String) -> PushRequest {
+        let pct = String(format: "%.1f", abs(quote.changePct))
+        let up = quote.changePct >= 0
+        return PushRequest(
+            id: "watchlist_mover-\(day)-\(ticker)-\(userId)", userIds: [userId], eventKey: .watchlistMover,
+            eventKind: "watchlist_mover", title: "$\(ticker) \(up ? "+" : "-")\(pct)%",
+            body: "$\(ticker) is \(up ? "up" : "down") \(pct)% today — it's on your watchlist.",
+            data: ["kind": .string("watchlist_mover"), "ticker": .string(ticker)],
+            target: PushTarget(type: "company", fields: ["ticker": .string(ticker)]),
+            dedupe: [PushDedupe(slot: "watchlist_mover", key: "\(day)-\(ticker)")])
+    }
+
+    /// Publishes `make(userId)` as command `name` for every user with default-list tickers, page by page, each
+    /// page's commands at once. Throws (and the failure is logged) when a command could not be published.
+    private func expand<C: Encodable & Sendable>(name: String, _ make: @escaping @Sendable (String) -> C) async throws -> Int {
+        var after = ""
+        var total = 0
+        let context = self.context
+        while true {
+            let users = try await store.usersWithDefaultTickers(after: after, limit: Self.pageSize)
+            guard let lastUser = users.last else { return total }
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for user in users {
+                    group.addTask {
+                        guard let body = try? JSONEncoder().encode(make(user)) else { return false }
+                        return await publishRetrying(
+                            context: context, topic: ServiceName.briefs.commandTopic, key: user, value: Array(body),
+                            headers: [KafkaHeader(MessageHeaders.command, name)])
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+            }
+            guard failures == 0 else { throw ExpansionError(failed: failures) }
+            total += users.count
+            after = lastUser
+        }
+    }
+
+    struct ExpansionError: Error, CustomStringConvertible {
+        let failed: Int
+        var description: String { "\(failed) per-user commands could not be published" }
+    }
+}

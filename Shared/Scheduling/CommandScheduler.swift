@@ -1,0 +1,109 @@
+import Contracts
+import Foundation
+import Kafka
+import Messaging
+import Runtime
+import Synchronization
+
+/// A job the scheduler publishes: one command on a topic when its schedule comes due.
+public struct ScheduledCommand: Sendable {
+    /// The slot table's job name, e.g. `briefs.daily`.
+    public var job: String
+    public var schedule: Schedule
+    public var topic: String
+    /// The `mv-command` header.
+    public var command: String
+    public var key: String
+    public var body: [UInt8]
+
+    public init(job: String, schedule: Schedule, topic: String, command: String, key: String, body: [UInt8]) {
+        self.job = job
+        self.schedule = schedule
+        self.topic = topic
+        self.command = command
+        self.key = key
+        self.body = body
+    }
+}
+
+/// Publishes scheduled commands, each slot once across every replica running a scheduler (a scheduled job is a
+/// command on a topic, so an outside producer can publish the same one). Each tick, per job, takes the latest due
+/// slot still inside its grace period, claims it in `SlotClaims` (lease `claimLease`), publishes the command, and
+/// marks the slot done; a failed publish releases the slot, and a replica that died holding it leaves a lease that
+/// another replica's tick takes over. The clock is injected, so `tick(now:)` is testable with any time.
+public final class CommandScheduler: Service {
+    public let name = "command-scheduler"
+    let jobs: [ScheduledCommand]
+    let claims: SlotClaims
+    let publisher: EventPublisher
+    let timeZone: TimeZone
+    let clock: @Sendable () -> Date
+    let interval: Duration
+    let claimLease: Duration
+    let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+
+    public init(
+        jobs: [ScheduledCommand], claims: SlotClaims, publisher: EventPublisher, timeZone: TimeZone,
+        clock: @escaping @Sendable () -> Date = { Date() }, interval: Duration = .seconds(15),
+        claimLease: Duration = .seconds(30), logger: Logger
+    ) {
+        self.jobs = jobs
+        self.claims = claims
+        self.publisher = publisher
+        self.timeZone = timeZone
+        self.clock = clock
+        self.interval = interval
+        self.claimLease = claimLease
+        self.logger = logger.with(["component": "scheduler"])
+    }
+
+    /// The slot key of an instant: UTC minute, `2026-12-01T07:00Z`.
+    public static func slotKey(_ slot: Date) -> String { String(Timestamp.iso8601(slot).prefix(16)) + "Z" }
+
+    /// One pass over every job at `now`; returns the `job@slot` keys this call published.
+    @discardableResult
+    public func tick(now: Date) async -> [String] {
+        var published: [String] = []
+        for job in jobs {
+            let slot = job.schedule.latestSlot(atOrBefore: now, in: timeZone)
+            guard now.timeIntervalSince(slot) < Double(job.schedule.grace.components.seconds) else { continue }
+            let key = Self.slotKey(slot)
+            do {
+                guard try await claims.claim(job: job.job, slot: key, lease: claimLease) == .won else { continue }
+                let sent = await publisher.publish(
+                    topic: job.topic, key: job.key, value: job.body,
+                    headers: [KafkaHeader(MessageHeaders.command, job.command)])
+                if sent {
+                    try await claims.complete(job: job.job, slot: key)
+                    published.append("\(job.job)@\(key)")
+                    logger.info("scheduled command published", ["job": .string(job.job), "slot": .string(key)])
+                } else {
+                    try await claims.release(job: job.job, slot: key)
+                }
+            } catch {
+                logger.warning("scheduler tick failed", ["job": .string(job.job), "error": .string("\(error)")])
+            }
+        }
+        return published
+    }
+
+    public func run() async throws {
+        var lastPrune = ContinuousClock.now - .seconds(3600)
+        while !stopping.load(ordering: .acquiring) {
+            await tick(now: clock())
+            if ContinuousClock.now - lastPrune > .seconds(3600) {
+                lastPrune = ContinuousClock.now
+                _ = try? await claims.prune(olderThan: .seconds(3 * 86_400))
+            }
+            let wake = ContinuousClock.now + interval
+            while ContinuousClock.now < wake, !stopping.load(ordering: .acquiring) {
+                try? await Task.sleep(for: min(.milliseconds(200), wake - ContinuousClock.now))
+            }
+        }
+    }
+
+    public func shutdown() async {
+        stopping.store(true, ordering: .releasing)
+    }
+}

@@ -1,0 +1,125 @@
+import Contracts
+import Foundation
+import HTTPServer
+import Kafka
+import Postgres
+import Runtime
+import Synchronization
+import TestSupport
+
+/// Benchmark helper for `scripts/bench-briefs.sh`.
+///
+/// `BenchBriefs fakes <model-latency-ms> <env-file>`: loopback Massive (quotes, news) and OpenRouter (the brief's JSON
+/// after a fixed latency); writes the environment pointing Briefs at them; runs until killed.
+/// `BenchBriefs seed <users> <prefix>`: gives users `<prefix>-<i>` a default list with two tickers, straight into
+/// Briefs' schema (`POSTGRES_URL`; Briefs must have migrated it).
+/// `BenchBriefs morning <users> <prefix>`: publishes "generate the daily briefs" once and prints how long it took
+/// until every `<prefix>-…` user's `daily_brief` push request was on the push topic, and how many were duplicates.
+let arguments = CommandLine.arguments
+let logger = Logger(label: "bench-briefs", level: .warning)
+
+func fakes(latency: Duration, envFile: String) async throws {
+    let massive = try FakeUpstream { request in
+        if request.path.hasPrefix("/v2/snapshot/") {
+            let symbol = request.path.split(separator: "/").last.map(String.init) ?? "X"
+            let body = """
+                {"status":"OK","ticker":{"ticker":"\(symbol)","day":{"c":100},"prevDay":{"c":99},\
+                "lastTrade":{"p":100,"t":\(Int64(Date().timeIntervalSince1970 * 1000))}}}
+                """
+            return .json(200, raw: Array(body.utf8))
+        }
+        let symbol = request.query["ticker"] ?? "X"
+        let body = """
+            {"status":"OK","results":[{"title":"\(symbol) moves","article_url":"https://news.example/\(symbol)",\
+            "publisher":{"name":"Wire"},"published_utc":"\(Timestamp.iso8601(Date()))"}]}
+            """
+        return .json(200, raw: Array(body.utf8))
+    }
+    let openRouter = try FakeUpstream { _ in
+        try? await Task.sleep(for: latency)
+        let content = #"{"headline":"The tape holds","body":"A quiet session for the list."}"#
+        let body = try? JSONSerialization.data(withJSONObject: ["choices": [["message": ["content": content]]]])
+        return .json(200, raw: Array(body ?? Data()))
+    }
+    let env = """
+        export MARKET_DATA_PRIMARY=massive MASSIVE_API_KEY=bench MASSIVE_BASE_URL=\(massive.baseURL)
+        export OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL=\(openRouter.baseURL) JEV_API_KEY= EXA_API_KEY=
+        """
+    try env.write(toFile: envFile, atomically: true, encoding: .utf8)
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+func seed(users: Int, prefix: String) async throws {
+    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 2, logger: logger)
+    try await db.execute(
+        """
+        INSERT INTO briefs.watchlist_lists (id, user_id, name, is_default)
+        SELECT 'wl_' || \(prefix) || '_' || i, \(prefix) || '-' || i, 'Default', true FROM generate_series(1, \(users)) AS i
+        ON CONFLICT DO NOTHING
+        """)
+    try await db.execute(
+        """
+        INSERT INTO briefs.user_watchlist (user_id, ticker, source, list_id)
+        SELECT \(prefix) || '-' || i, t || (i % 200), 'manual', 'wl_' || \(prefix) || '_' || i
+        FROM generate_series(1, \(users)) AS i, unnest(ARRAY['BA', 'BB']) AS t
+        ON CONFLICT DO NOTHING
+        """)
+    await db.close()
+}
+
+func morning(users: Int, prefix: String) async throws {
+    let kafka = KafkaConfiguration.fromEnvironment(Environment())
+    let consumer = try KafkaGroupConsumer.make(
+        configuration: kafka, groupId: "bench-briefs-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.pushRequests],
+        logger: logger)
+    final class Seen: Sendable { let users = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
+    let seen = Seen()
+    consumer.setHandler(maxInFlight: 64) { message in
+        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)),
+            request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-")
+        else { return }
+        seen.users.withLock {
+            $0.unique.insert(user)
+            $0.total += 1
+        }
+    }
+    let consuming = Task { try await consumer.run() }
+    try await Task.sleep(for: .seconds(5))  // join the group before publishing
+    let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
+    let started = ContinuousClock.now
+    _ = try await producer.send(
+        topic: ServiceName.briefs.commandTopic, key: Array("all".utf8), value: Array("{}".utf8),
+        headers: [KafkaHeader(MessageHeaders.command, GenerateDailyBriefsCommand.name)])
+    var lastReport = ContinuousClock.now
+    while seen.users.withLock({ $0.unique.count }) < users, ContinuousClock.now - started < .seconds(1800) {
+        try await Task.sleep(for: .milliseconds(200))
+        if ContinuousClock.now - lastReport > .seconds(10) {
+            lastReport = ContinuousClock.now
+            print("  … \(seen.users.withLock { $0.unique.count }) briefs pushed")
+        }
+    }
+    let elapsed = ContinuousClock.now - started
+    try await Task.sleep(for: .seconds(3))
+    let (unique, total) = seen.users.withLock { ($0.unique.count, $0.total) }
+    print(
+        String(
+            format: "%ld users: %ld daily_brief push requests (%ld duplicates) in %.2f min (%.0f users/s)", users, unique,
+            total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
+    await consumer.shutdown()
+    _ = try? await consuming.value
+    producer.flush(timeout: .seconds(5))
+}
+
+do {
+    switch (arguments.count >= 4 ? arguments[1] : "") {
+    case "fakes": try await fakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
+    case "seed": try await seed(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+    case "morning": try await morning(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+    default:
+        print("usage: BenchBriefs fakes <latency-ms> <env-file> | seed <users> <prefix> | morning <users> <prefix>")
+        exit(2)
+    }
+} catch {
+    print("bench-briefs failed: \(error)")
+    exit(1)
+}
