@@ -58,14 +58,15 @@ struct DailyBriefs: Sendable {
         guard let (list, entries) = try await store.listWithEntries(userId: userId, listId: nil), !entries.isEmpty
         else { return false }
         let result = await brief(userId: userId, list: list, entries: entries, scheduled: true, deadline: deadline)
-        await result.effects()
+        try await result.effects()
         return true
     }
 
     struct Result: Sendable {
         let brief: DailyBrief
-        /// The push and the event, to run after the reply is out.
-        let effects: @Sendable () async -> Void
+        /// The push and the event, to run after the reply is out; throws when either is not delivered yet (the
+        /// command runner retries it, holding the offset).
+        let effects: @Sendable () async throws -> Void
     }
 
     private func brief(
@@ -90,10 +91,10 @@ struct DailyBriefs: Sendable {
         // Only the default list's freshly written brief pushes from a request; the 7 am run pushes the cached one.
         let pushes = list.isDefault && written.kind == .generated && (fresh || scheduled)
         let (claims, context) = (self.claims, self.context)
-        let effects: @Sendable () async -> Void = {
-            let pushed = pushes ? await Self.pushOnce(userId: userId, brief: written.brief, claims: claims, context: context) : false
+        let effects: @Sendable () async throws -> Void = {
+            let pushed = pushes ? try await Self.pushOnce(userId: userId, brief: written.brief, claims: claims, context: context) : false
             guard fresh else { return }
-            await context.emit(
+            try await context.emit(
                 type: BriefGeneratedEvent.type, schemaVersion: BriefGeneratedEvent.schemaVersion, key: userId,
                 data: BriefGeneratedEvent(
                     userId: userId, listId: list.id, isDefault: list.isDefault, kind: written.kind.rawValue,
@@ -104,20 +105,19 @@ struct DailyBriefs: Sendable {
     }
 
     /// Publishes the `daily_brief` push request unless this user already got one today; true when it did now.
-    static func pushOnce(userId: String, brief: DailyBrief, claims: SlotClaims, context: ServiceContext) async -> Bool {
+    /// Throws when it could be neither published nor found done (the slot is then free for the retry).
+    static func pushOnce(userId: String, brief: DailyBrief, claims: SlotClaims, context: ServiceContext) async throws -> Bool {
         let day = String(brief.generatedAt.prefix(10)).filter(\.isNumber)
-        let request = pushRequest(userId: userId, brief: brief, day: day)
-        guard let body = try? JSONEncoder().encode(request) else { return false }
-        do {
-            let outcome = try await claims.once(
-                job: pushJob, slot: "\(day):\(userId)", lease: .seconds(60), deadline: ContinuousClock.now + .seconds(90)
-            ) {
-                await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: Array(body))
-            }
-            return outcome == .ran
-        } catch {
-            context.logger.error("daily brief push not claimed", ["error": .string("\(error)")])
-            return false
+        let body = try JSONEncoder().encode(pushRequest(userId: userId, brief: brief, day: day))
+        let outcome = try await claims.once(
+            job: pushJob, slot: "\(day):\(userId)", lease: .seconds(60), deadline: ContinuousClock.now + .seconds(90)
+        ) {
+            await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: Array(body))
+        }
+        switch outcome {
+        case .ran: return true
+        case .alreadyDone: return false
+        case .failed, .stillHeld: throw PushNotDelivered(slot: "\(pushJob) \(day)")
         }
     }
 
@@ -134,15 +134,22 @@ struct DailyBriefs: Sendable {
     static func day(_ date: Date) -> String { String(Timestamp.iso8601(date).prefix(10)).filter(\.isNumber) }
 }
 
-/// Publishes with up to three attempts (200 ms, 400 ms apart); true once the broker acknowledged it.
+/// Publishes, retrying with back-off for up to 2 s; true once the broker acknowledged it. A false leaves the
+/// caller's slot released, and the caller throws so its command is retried.
 func publishRetrying(
     context: ServiceContext, topic: String, key: String, value: [UInt8], headers: [KafkaHeader] = []
 ) async -> Bool {
-    for attempt in 0..<3 {
-        if attempt > 0 { try? await Task.sleep(for: .milliseconds(200 << (attempt - 1))) }
-        if await context.publisher.publish(topic: topic, key: key, value: value, headers: headers) {
-            return true
-        }
+    do {
+        try await context.publisher.deliver(
+            topic: topic, key: key, value: value, headers: headers, until: ContinuousClock.now + .seconds(2))
+        return true
+    } catch {
+        return false
     }
-    return false
+}
+
+/// A push request neither published nor already done for its slot; the work that wanted it is retried.
+struct PushNotDelivered: Error, CustomStringConvertible {
+    let slot: String
+    var description: String { "push request for \(slot) not delivered yet" }
 }

@@ -38,26 +38,34 @@ struct ScheduledRuns: Sendable {
             return Reply.json(202, ["users": users])
         }
         guard let (_, entries) = try await store.listWithEntries(userId: userId, listId: nil) else {
-            return Reply.json(200, ["pushed": 0])
+            return Reply.json(200, ["due": 0])
         }
         let market = self.market
-        var pushed = 0
         let day = DailyBriefs.day(Date())
+        var due: [(ticker: String, body: [UInt8])] = []
         for entry in entries {
             guard let quote = await market.quote(entry.ticker), quote.changePct.isFinite,
                 abs(quote.changePct) >= Self.moverThreshold,
                 let body = try? JSONEncoder().encode(Self.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
             else { continue }
-            let context = self.context
-            let outcome = try await claims.once(
-                job: Self.moverJob, slot: "\(day):\(userId):\(entry.ticker)", lease: .seconds(60),
-                deadline: ContinuousClock.now + .seconds(5)
-            ) {
-                await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: Array(body))
-            }
-            if outcome == .ran { pushed += 1 }
+            due.append((entry.ticker, Array(body)))
         }
-        return Reply.json(200, ["pushed": pushed])
+        // The pushes go out after the reply, retried until each is published or found done (the offset waits).
+        let (claims, context, job) = (self.claims, self.context, Self.moverJob)
+        let pushes = due
+        return Reply.json(200, ["due": pushes.count]).then {
+            for push in pushes {
+                let outcome = try await claims.once(
+                    job: job, slot: "\(day):\(userId):\(push.ticker)", lease: .seconds(60),
+                    deadline: ContinuousClock.now + .seconds(5)
+                ) {
+                    await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: push.body)
+                }
+                if outcome == .failed || outcome == .stillHeld {
+                    throw PushNotDelivered(slot: "\(job) \(day):\(userId):\(push.ticker)")
+                }
+            }
+        }
     }
 
     /// `watchlist_mover` (§i.9): `$T +x.x%`, "… is up x.x% today — it's on your watchlist.", once per ticker per day.

@@ -140,7 +140,7 @@ struct WatchlistCommands: Sendable {
         let event = WatchlistChangedEvent(
             change: change, userId: userId, listId: listId, ticker: ticker, defaultListId: defaultListId)
         return reply.then {
-            await context.emit(
+            try await context.emit(
                 type: WatchlistChangedEvent.type, schemaVersion: WatchlistChangedEvent.schemaVersion, key: userId,
                 data: event)
         }
