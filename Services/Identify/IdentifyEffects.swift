@@ -5,9 +5,12 @@ import Runtime
 import ServiceKit
 
 /// The side effects of an identify (CONTRACT.md §a.3 step 5), made durable: computed with the answer, applied after
-/// the reply, and if that fails handed to Identify's own topic as an `identify.effects.v1` command, which is applied
-/// from there until it succeeds (its offset held meanwhile). See docs/ARCHITECTURE.md, "After-reply effects".
+/// the reply, and if that fails handed to `Topics.identifyEffects` as an `identify.effects.v1` command, which is
+/// applied from there until it succeeds (its offset held meanwhile). See docs/ARCHITECTURE.md, "After-reply effects".
 struct IdentifyEffects: Sendable {
+    /// The consumer group of `Topics.identifyEffects`.
+    static let groupId = "mapvest.identify.effects"
+
     let finds: FindsCommands
     let context: ServiceContext
     /// How long the first, inline attempt may take before the effects are handed off.
@@ -41,7 +44,7 @@ struct IdentifyEffects: Sendable {
             context.logger.warning("identify effects failed; handing them off", ["error": .string("\(error)")])
             let body = Array(try JSONEncoder().encode(effects))
             try await context.publisher.deliverCommand(
-                topic: ServiceName.identify.commandTopic, key: key, name: IdentifyEffectsCommand.name, body: body,
+                topic: Topics.identifyEffects, key: key, name: IdentifyEffectsCommand.name, body: body,
                 until: .now + inlineAttempt)
         }
     }

@@ -1,3 +1,4 @@
+import Contracts
 import Exa
 import Foundation
 import Jev
@@ -53,7 +54,10 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     return [
         replies,
         try CommandRunner(
+            configuration: context.kafka, topic: Topics.identifyEffects, groupId: IdentifyEffects.groupId,
+            producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),
+        try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle),
     ]
 }

@@ -143,8 +143,8 @@ public struct ResolveComparableResponse: Codable, Sendable, Equatable {
 
 /// What a finished identify leaves behind, computed with its answer: the find to record for a signed-in caller
 /// (with its `mapvest.find.recorded` event), the `identify_done` push request, and the `identify.completed` event.
-/// Identify applies it after the reply; when that fails it publishes this command to its own topic (key: the
-/// user, device or photo key) and applies it from there, retrying until it succeeds, so the find outlives an
+/// Identify applies it after the reply; when that fails it publishes this command to `Topics.identifyEffects` (key:
+/// the user, device or photo key) and applies it from there, retrying until it succeeds, so the find outlives an
 /// outage without the photo and without running the pipeline again. Every part is idempotent.
 public struct IdentifyEffectsCommand: Codable, Sendable, Equatable {
     public static let name = "identify.effects.v1"

@@ -18,6 +18,10 @@ public enum Topics {
     public static let events = "mapvest.events.v1"
     /// Commands that could not be decoded, with the error in headers.
     public static let deadLetter = "mapvest.dlq.v1"
+    /// Identify's own `identify.effects.v1` commands (effects it could not apply right after a reply), in group
+    /// `mapvest.identify.effects`: apart from the command topic, so effects held during an outage never take the
+    /// in-flight slots identifies need.
+    public static let identifyEffects = "mapvest.identify.effects.v1"
 
     /// The reply topic owned by one gateway instance (one partition, read by that instance only).
     public static func replies(gatewayInstance: String) -> String { "mapvest.gateway.replies.\(gatewayInstance).v1" }

@@ -21,8 +21,9 @@ public struct Migration: Sendable {
 /// replaced; callers wait FIFO for a free one up to `acquireTimeout`. Each connection runs its blocking libpq
 /// calls on its own serial queue.
 ///
-/// Connection failures are retried with back-off until the caller's `TaskDeadline` (a command's budget), or for
-/// `retryWindow` when none is set: opening a connection always (nothing was sent), and a single `query`/`execute`
+/// Connection failures are retried with back-off until the caller's `TaskDeadline` (a command's budget) but at most
+/// `maxRetry` (a cache read inside a 30 s identify should not wait out the budget), or for `retryWindow` when no
+/// deadline is set: opening a connection always (nothing was sent), and a single `query`/`execute`
 /// also when the connection broke under it (so a statement may run twice: keep single statements idempotent, as
 /// at-least-once delivery requires anyway). Transactions retry only the open. What still fails throws a retriable
 /// `PostgresError`, which command handlers answer with 503 `{"error":"database unavailable"}`.
@@ -31,6 +32,8 @@ public final class PostgresPool: Sendable {
     private let logger: Logger
     /// How long connection failures are retried when the task has no `TaskDeadline`.
     public let retryWindow: Duration
+    /// The longest connection failures are retried, whatever the task's deadline.
+    public static let maxRetry: Duration = .seconds(5)
 
     private static let inUse = MetricsRegistry.shared.gauge(
         "postgres_pool_in_use", help: "Postgres connections currently handed out by pools.")
@@ -233,7 +236,8 @@ public final class PostgresPool: Sendable {
     private func retryingConnectionFailures<T: Sendable>(
         includingBroken: Bool, _ work: () async throws -> T
     ) async throws -> T {
-        let deadline = TaskDeadline.current ?? ContinuousClock.now + retryWindow
+        let now = ContinuousClock.now
+        let deadline = min(TaskDeadline.current ?? now + retryWindow, now + Self.maxRetry)
         return try await Retry.run(
             until: deadline, backoff: Backoff(initial: .milliseconds(50), maximum: .seconds(1)),
             shouldRetry: { Self.isConnectionFailure($0, includingBroken: includingBroken) }, work)

@@ -264,7 +264,9 @@ struct MessagingIntegrationTests {
         try await ensureStandardTopics(configuration: configuration, logger: testLogger)
         let specs = standardTopicSpecs(environment: Environment(["KAFKA_COMMAND_PARTITIONS": "3"]))
         let expected =
-            ServiceName.allCases.map(\.commandTopic) + [Topics.pushRequests, Topics.events, Topics.deadLetter]
+            ServiceName.allCases.map(\.commandTopic) + [
+                Topics.pushRequests, Topics.identifyEffects, Topics.events, Topics.deadLetter,
+            ]
         #expect(specs.map(\.name).sorted() == Array(Set(expected)).sorted())
         #expect(specs.first { $0.name == ServiceName.identify.commandTopic }?.partitions == 3)
         for spec in specs {

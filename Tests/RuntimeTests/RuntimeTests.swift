@@ -222,3 +222,52 @@ struct LogRateLimitTests {
         #expect(object?["log.suppressed"] as? Int == 499)
     }
 }
+
+struct RetryTests {
+    struct Flaky: Error {}
+
+    @Test func retriesUntilSuccessAndStopsAtTheDeadlineOrAFatalError() async throws {
+        var failures = 3
+        var attempts: [Int] = []
+        let value = try await Retry.run(
+            until: nil, backoff: Backoff(initial: .milliseconds(1), maximum: .milliseconds(4)),
+            onFailure: { _, attempt in attempts.append(attempt) }
+        ) { () async throws -> Int in
+            if failures > 0 {
+                failures -= 1
+                throw Flaky()
+            }
+            return 7
+        }
+        #expect(value == 7)
+        #expect(attempts == [1, 2, 3])
+
+        let start = ContinuousClock.now
+        await #expect(throws: Flaky.self) {
+            try await Retry.run(until: .now + .milliseconds(200), backoff: Backoff(initial: .milliseconds(20))) {
+                throw Flaky()
+            }
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+
+        var once: [Int] = []
+        do {
+            try await Retry.run(until: nil, shouldRetry: { _ in false }, onFailure: { _, attempt in once.append(attempt) }) {
+                throw Flaky()
+            }
+            Issue.record("expected the first failure to be rethrown")
+        } catch {
+            #expect(error is Flaky)
+        }
+        #expect(once == [1])
+    }
+
+    @Test func backoffDoublesWithJitterUpToItsMaximum() {
+        var backoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(400))
+        let pauses = (0..<5).map { _ in backoff.next() }
+        let bounds: [(Duration, Duration)] = [(75, 125), (150, 250), (300, 500), (300, 500), (300, 500)].map {
+            (.milliseconds($0.0), .milliseconds($0.1))
+        }
+        for (pause, (low, high)) in zip(pauses, bounds) { #expect(pause >= low && pause <= high) }
+    }
+}

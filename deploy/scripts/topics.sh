@@ -36,6 +36,7 @@ STANDARD_TOPICS=(
   mapvest.rating.commands.v1
   mapvest.briefs.commands.v1
   mapvest.push.requests.v1
+  mapvest.identify.effects.v1
   mapvest.events.v1
   mapvest.dlq.v1
 )
