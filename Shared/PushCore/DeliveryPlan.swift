@@ -116,7 +116,7 @@ struct ClaimDecision: Sendable, Equatable {
 }
 
 /// Which tokens a batch takes.
-enum Selection: Sendable, Equatable {
+enum BatchSelection: Sendable, Equatable {
     /// The next batch in byte order after this token.
     case after(String?)
     /// These tokens again (sorted, ≤ batch size).
@@ -167,7 +167,7 @@ struct BatchOutcome: Sendable, Equatable {
     }
 
     /// A batch that hit an error before its handoff: given tokens are all retried; a page selected nothing.
-    init(failed selection: Selection) {
+    init(failed selection: BatchSelection) {
         failed = true
         if case .tokens(let tokens) = selection {
             selected = tokens

@@ -11,7 +11,7 @@
 /// Cancellation is looked at before each page and each round.
 struct DeliveryRun: Sendable {
     enum Action: Sendable, Equatable {
-        case batch(Selection)
+        case batch(BatchSelection)
         case sleep(Duration)
         /// The pages were abandoned: the database stayed unavailable for `patience` (log it; then ask again).
         case abandonPages

@@ -11,7 +11,7 @@ import ExpoPush
 struct HandoffBatch: Sendable {
     enum Action: Sendable, Equatable {
         /// Take the tokens: the next page after a cursor, or the given ones.
-        case select(Selection)
+        case select(BatchSelection)
         /// The claim transaction for these tokens (sorted, distinct).
         case claim([String])
         /// Wait for the shared Expo pace (0 messages when the production gate is closed: nothing is sent).
@@ -38,7 +38,7 @@ struct HandoffBatch: Sendable {
     static let finalizeAttempts = 3
 
     private enum State: Sendable {
-        case idle(Selection)
+        case idle(BatchSelection)
         case selecting
         case claiming
         case pacing([DeliveryGroup])
@@ -56,7 +56,7 @@ struct HandoffBatch: Sendable {
     /// The counts so far.
     private(set) var tally = BatchTally()
 
-    init(_ selection: Selection, dispatchEnabled: Bool) {
+    init(_ selection: BatchSelection, dispatchEnabled: Bool) {
         state = .idle(selection)
         self.dispatchEnabled = dispatchEnabled
     }

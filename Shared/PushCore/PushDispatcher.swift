@@ -117,7 +117,7 @@ public final class PushDispatcher: Sendable {
     }
 
     /// One batch under a gate permit on one reserved connection.
-    private func batch(_ plan: DeliveryPlan, _ selection: Selection, into summary: inout DeliverySummary) async
+    private func batch(_ plan: DeliveryPlan, _ selection: BatchSelection, into summary: inout DeliverySummary) async
         -> BatchOutcome
     {
         do {
@@ -143,7 +143,7 @@ public final class PushDispatcher: Sendable {
     /// Performs `HandoffBatch`'s actions. Errors before the Expo call propagate (the batch is retried); from the call
     /// on, nothing throws: a finalize that fails leaves leases to expire (the delivery may then be retried: at least
     /// once).
-    private func handoff(_ conn: PostgresConnection, _ plan: DeliveryPlan, _ selection: Selection) async throws
+    private func handoff(_ conn: PostgresConnection, _ plan: DeliveryPlan, _ selection: BatchSelection) async throws
         -> BatchTally
     {
         var phase = ContinuousClock.now
@@ -194,7 +194,7 @@ public final class PushDispatcher: Sendable {
                             issuedAt: issuedAt)
                     })
                 action = batch.handedOff(tickets)
-                handedOff(batch.tally)
+                countNotifications(batch.tally)
                 done("expo")
             case .block(let groups):
                 Metrics.blocked.increment(by: Int64(groups.count))
@@ -204,7 +204,7 @@ public final class PushDispatcher: Sendable {
                         ["push.messages": .int(groups.count)])
                 }
                 action = batch.blocked()
-                handedOff(batch.tally)
+                countNotifications(batch.tally)
                 done("expo")
             case .finalize(let work, let attempt):
                 do {
@@ -234,7 +234,7 @@ public final class PushDispatcher: Sendable {
         }
     }
 
-    private func handedOff(_ tally: BatchTally) {
+    private func countNotifications(_ tally: BatchTally) {
         Metrics.notifications("handed_off").increment(by: Int64(tally.successes))
         Metrics.notifications("failed").increment(by: Int64(tally.failures))
     }
