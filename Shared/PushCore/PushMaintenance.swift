@@ -6,7 +6,7 @@ import Runtime
 /// - **Receipts** (beyond the original): batches whose `check_after` passed are taken with `FOR UPDATE SKIP LOCKED`
 ///   (and pushed back 5 min, so a crashed replica's work comes back), polled ≤ 1000 ids per call, and a
 ///   `DeviceNotRegistered` receipt prunes its installation if it is still the active claim, claimed before the
-///   handoff. Ids Expo does not know yet are asked again, at most 4 times.
+///   handoff. Ids Expo does not know yet are asked again, at most 4 times (`ReceiptOutcomes`).
 /// - **Expired leases**: delivery claims whose lease ran out (a dispatcher died) are deleted under the tokens'
 ///   advisory keys, so nothing is left behind even for tokens that are never dispatched again.
 public final class PushMaintenance: Service {
@@ -123,24 +123,26 @@ public final class PushMaintenance: Service {
         let ids = Array(batches.flatMap(\.tickets).prefix(ExpoPushClient.maxReceiptIds))
         guard let receipts = await expo.receipts(ids: ids) else { return }  // retried after the 5-minute push-back
         for batch in batches {
-            var pending: [(String, String)] = []
-            for (ticket, tokenId) in zip(batch.tickets, batch.tokenIds) {
-                switch receipts[ticket] {
+            let outcomes = ReceiptOutcomes(
+                ticketIds: batch.tickets, tokenIds: batch.tokenIds, attempts: batch.attempts, receipts: receipts)
+            for entry in outcomes.entries {
+                switch entry.receipt {
                 case .ok?: Metrics.receipts("ok").increment()
                 case .error?: Metrics.receipts("error").increment()
                 case .deviceNotRegistered?:
                     Metrics.receipts("device_not_registered").increment()
-                    try await prune(tokenId: tokenId, handedOffAt: batch.handedOffAt)
-                case nil: pending.append((ticket, tokenId))
+                    try await prune(tokenId: entry.tokenId, handedOffAt: batch.handedOffAt)
+                case nil: break
                 }
             }
-            if pending.isEmpty || batch.attempts >= 4 {
-                Metrics.receipts("expired").increment(by: Int64(pending.count))
+            switch outcomes.disposition {
+            case .delete(let expired):
+                Metrics.receipts("expired").increment(by: Int64(expired))
                 try await db.execute("DELETE FROM \(unescaped: s.receipts) WHERE batch_id = \(batch.id)")
-            } else {
+            case .keep(let ticketIds, let tokenIds):
                 try await db.execute(
                     """
-                    UPDATE \(unescaped: s.receipts) SET ticket_ids = \(pending.map(\.0))::text[], token_ids = \(pending.map(\.1))::text[]
+                    UPDATE \(unescaped: s.receipts) SET ticket_ids = \(ticketIds)::text[], token_ids = \(tokenIds)::text[]
                      WHERE batch_id = \(batch.id)
                     """)
             }
