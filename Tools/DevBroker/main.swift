@@ -73,6 +73,7 @@ logger.info(
     "dev broker ready",
     [
         "kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
+        "librdkafka": .string(LibRdKafka.version),
         "path": .string(bootstrapFile ?? ""),
     ])
 
