@@ -88,6 +88,10 @@ public final class RequestReplyClient: Service {
                     ])
             }
         }
+        // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
+        producer.onAvailabilityChange { [weak waiters] available in
+            if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
+        }
         logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,

@@ -80,6 +80,7 @@ stack_start() {
     local rdkafka_dir ld_path=${LD_LIBRARY_PATH:-}
     rdkafka_dir=$(stack_dev_broker_libdir)
     [ -z "$rdkafka_dir" ] || ld_path="$rdkafka_dir${ld_path:+:$ld_path}"
+    export MAPVEST_DEV_BROKER_LIBDIR=$rdkafka_dir  # tests that start a private DevBroker use it too
     LD_LIBRARY_PATH="$ld_path" "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
     echo $! >"$STACK_DIR/broker.pid"
     for _ in $(seq 1 100); do [ -s "$STACK_DIR/kafka.bootstrap" ] && break; sleep 0.05; done
