@@ -15,7 +15,8 @@ import Runtime
 ///   correlation id, the gateway also gets a 500 `{"error":"internal error"}` so it does not wait.
 /// - Any other handler error is logged and answered with a 500 `{"error":"internal error"}`.
 /// - Replies go to partition 0 of `mv-reply-to`, keyed by the correlation id, with `mv-correlation-id`,
-///   `mv-status` and an `mv-h-<name>` header per reply header.
+///   `mv-status`, `mv-queued-ms` (how long the command waited before its handler started) and an `mv-h-<name>`
+///   header per reply header.
 public final class CommandRunner: Service {
     /// The deadline given to commands that carry no budget (e.g. scheduled work).
     public static let defaultBudget: Duration = .seconds(300)
@@ -109,6 +110,9 @@ package struct CommandProcessor: Sendable {
             return
         }
 
+        let queuedMs = message.header(MessageHeaders.sentAtMs).flatMap { Int64($0) }.map {
+            max(0, Timestamp.nowMillis() - $0)
+        }
         let command = IncomingCommand(
             name: name, body: message.value, key: message.keyString, correlationId: correlationId,
             requestId: requestId, deadline: deadline, message: message)
@@ -129,7 +133,7 @@ package struct CommandProcessor: Sendable {
             outcome = "error"
         }
         if let replyTo, let correlationId {
-            await send(reply, to: replyTo, correlationId: correlationId, fields: fields)
+            await send(reply, to: replyTo, correlationId: correlationId, queuedMs: queuedMs, fields: fields)
         }
         await reply.afterReply?()
         MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
@@ -152,11 +156,14 @@ package struct CommandProcessor: Sendable {
         return .some(now + .milliseconds(remaining))
     }
 
-    private func send(_ reply: Reply, to replyTo: String, correlationId: String, fields: [String: LogValue]) async {
+    private func send(
+        _ reply: Reply, to replyTo: String, correlationId: String, queuedMs: Int64? = nil, fields: [String: LogValue]
+    ) async {
         var headers = [
             KafkaHeader(MessageHeaders.correlationId, correlationId),
             KafkaHeader(MessageHeaders.status, String(reply.status)),
         ]
+        if let queuedMs { headers.append(KafkaHeader(MessageHeaders.queuedMs, String(queuedMs))) }
         for (name, value) in reply.headers {
             headers.append(KafkaHeader(MessageHeaders.httpHeaderPrefix + name.lowercased(), value))
         }

@@ -3,42 +3,53 @@ import Testing
 
 @Suite("Broker liveness (no broker)")
 struct BrokerLivenessTests {
+    /// Runs a tick and, when it asks for one, a probe with the given outcome; returns the step and the transition.
+    private func cycle(
+        _ liveness: inout BrokerLiveness, deliveries: UInt64, probe succeeded: Bool = false, after: UInt64? = nil
+    ) -> (BrokerLiveness.Step, BrokerLiveness.Transition?) {
+        let (step, transition) = liveness.tick(deliveries: deliveries)
+        guard step == .probe else { return (step, transition) }
+        return (step, liveness.probed(succeeded: succeeded, deliveries: after ?? deliveries) ?? transition)
+    }
+
     @Test func deliveriesAreProofOfLifeSoNoProbeIsSent() {
         var liveness = BrokerLiveness()
-        #expect(liveness.tick(deliveries: 1) == (.wait, nil))
-        #expect(liveness.tick(deliveries: 5) == (.wait, nil))
+        let first = cycle(&liveness, deliveries: 1)
+        let second = cycle(&liveness, deliveries: 5)
+        #expect(first == (.wait, nil))
+        #expect(second == (.wait, nil))
         #expect(!liveness.isDown)
     }
 
     @Test func aQuietTickProbesAndAFailedProbeWithoutDeliveriesMarksDown() {
         var liveness = BrokerLiveness()
-        #expect(liveness.tick(deliveries: 3) == (.wait, nil))
-        #expect(liveness.tick(deliveries: 3) == (.probe, nil))
-        #expect(liveness.probed(succeeded: false, deliveries: 3) == .down)
+        _ = cycle(&liveness, deliveries: 3)
+        let failed = cycle(&liveness, deliveries: 3)
+        #expect(failed == (.probe, .down))
         #expect(liveness.isDown)
-        // Still down: no second transition.
-        #expect(liveness.tick(deliveries: 3) == (.probe, nil))
-        #expect(liveness.probed(succeeded: false, deliveries: 3) == nil)
+        let stillDown = cycle(&liveness, deliveries: 3)
+        #expect(stillDown == (.probe, nil))
     }
 
     @Test func aSlowProbeDuringDeliveriesIsNotAnOutage() {
         var liveness = BrokerLiveness()
-        #expect(liveness.tick(deliveries: 0) == (.probe, nil))
         // The probe timed out, but deliveries arrived meanwhile: the broker is busy, not gone.
-        #expect(liveness.probed(succeeded: false, deliveries: 2) == nil)
+        let slow = cycle(&liveness, deliveries: 0, probe: false, after: 2)
+        #expect(slow == (.probe, nil))
         #expect(!liveness.isDown)
     }
 
     @Test func aSuccessfulProbeOrALateDeliveryBringsItBack() {
         var down = BrokerLiveness()
-        _ = down.tick(deliveries: 0)
-        #expect(down.probed(succeeded: false, deliveries: 0) == .down)
+        _ = cycle(&down, deliveries: 0)
+        #expect(down.isDown)
         var viaProbe = down
-        _ = viaProbe.tick(deliveries: 0)
-        #expect(viaProbe.probed(succeeded: true, deliveries: 0) == .up)
+        let probed = cycle(&viaProbe, deliveries: 0, probe: true)
+        #expect(probed == (.probe, .up))
         #expect(!viaProbe.isDown)
         // Messages sent before the outage are delivered once the broker resumes.
         var viaDelivery = down
-        #expect(viaDelivery.tick(deliveries: 4) == (.wait, .up))
+        let delivered = cycle(&viaDelivery, deliveries: 4)
+        #expect(delivered == (.wait, .up))
     }
 }
