@@ -23,7 +23,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
     let exa = ExaClient.fromEnvironment(env, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
-    let ocrWorkers = env.get("OCR_WORKERS", default: 2)
+    // OCR is CPU-bound: one worker per core by default.
+    let ocrWorkers = env.get("OCR_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)
     let ocr = ocrWorkers > 0 ? TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
     if !openRouter.isConfigured {
         logger.info("OPENROUTER_API_KEY is not set: identify reads photos with offline OCR")
@@ -46,6 +47,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     return [
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
+            // Mostly I/O-bound waits (vision, Exa, Jev, Redis, Postgres): hundreds per replica. The CPU-bound part
+            // (OCR) has its own bound, the OCR workers and their queue.
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 512), logger: logger, handler: commands.handle)
     ]
 }
