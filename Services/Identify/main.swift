@@ -1,5 +1,6 @@
 import Exa
 import Foundation
+import HTTPClient
 import Jev
 import MarketData
 import Messaging
@@ -20,9 +21,12 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(schema: "identify", migrations: FindsStore.migrations)
     try await BrandTickerCache.migrate(db)
 
-    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
-    let exa = ExaClient.fromEnvironment(env, logger: logger)
-    let market = MarketDataClient.fromEnvironment(env, logger: logger)
+    // Upstream calls are I/O-bound waits: one pool with room for hundreds of them at once (`UPSTREAM_MAX_CONNECTIONS`
+    // per host), not the shared client's 32.
+    let http = try HTTPClient.make(logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 512))
+    let openRouter = OpenRouterClient.fromEnvironment(env, http: http, logger: logger)
+    let exa = ExaClient.fromEnvironment(env, http: http, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, http: http, logger: logger)
     // OCR is CPU-bound: one worker per core by default.
     let ocrWorkers = env.get("OCR_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)
     let ocr = ocrWorkers > 0 ? TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
@@ -39,7 +43,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         photos: PhotoClaims(redis: redis),
         vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
-        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()), logger: logger)
+        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, http: http, logger: logger), gate: JevGate()), logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds, effects: SignedInEffects(finds: finds, context: context),
@@ -49,6 +53,6 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             configuration: context.kafka, service: .identify, producer: context.producer,
             // Mostly I/O-bound waits (vision, Exa, Jev, Redis, Postgres): hundreds per replica. The CPU-bound part
             // (OCR) has its own bound, the OCR workers and their queue.
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 512), logger: logger, handler: commands.handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 1024), logger: logger, handler: commands.handle)
     ]
 }

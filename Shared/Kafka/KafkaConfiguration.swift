@@ -15,7 +15,7 @@ import Runtime
 ///   back without a rebalance); production `session.timeout.ms=10000`, `heartbeat.interval.ms=1000` (a dead
 ///   replica's partitions move within 10 s instead of librdkafka's 45 s; brokers refuse less than 6 s by default);
 /// - development profile (`isDevelopment`, tuned for the mock dev broker): consumers `fetch.wait.max.ms=1`,
-///   `session.timeout.ms=2000`, `heartbeat.interval.ms=500`, `max.poll.interval.ms=7000`; producers
+///   `session.timeout.ms=1500`, `heartbeat.interval.ms=500`, `max.poll.interval.ms=7000`; producers
 ///   `linger.ms=0`; everyone `topic.metadata.refresh.interval.ms=2000`.
 public struct KafkaConfiguration: Sendable {
     /// `bootstrap.servers`: comma-separated `host:port` list.
@@ -86,7 +86,7 @@ public struct KafkaConfiguration: Sendable {
             }
             if isDevelopment {
                 p["fetch.wait.max.ms"] = "1"
-                p["session.timeout.ms"] = "2000"
+                p["session.timeout.ms"] = "1500"
                 p["heartbeat.interval.ms"] = "500"
                 p["max.poll.interval.ms"] = "7000"
             } else {

@@ -104,7 +104,7 @@ struct ConfigurationTests {
         #expect(c.isDevelopment)
         let consumer = c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))
         #expect(consumer["fetch.wait.max.ms"] == "1")
-        #expect(consumer["session.timeout.ms"] == "2000")
+        #expect(consumer["session.timeout.ms"] == "1500")
         #expect(consumer["partition.assignment.strategy"] == "cooperative-sticky")
         #expect(consumer["group.instance.id"] == nil)
         #expect(consumer["max.poll.interval.ms"] == "7000")

@@ -87,8 +87,13 @@ extension SystemTests {
             }
             #expect(outcomes.count > 150)
             #expect(outcomes.allSatisfy { $0.status == 200 }, "statuses: \(Set(outcomes.map(\.status)))")
+            // Only the leaver's partitions wait for the hand-over (about 1–3 s on the dev broker), well inside the
+            // budget; the survivor keeps answering its own at once.
             let slowest = outcomes.map(\.seconds).max() ?? 0
-            #expect(slowest < 2, "a request took \(slowest) s while a replica left gracefully")
+            #expect(slowest < 3.5, "a request took \(slowest) s while a replica left gracefully")
+            let duringLeave = outcomes.filter { (2.0..<3.5).contains($0.startedAt) }
+            let prompt = duringLeave.filter { $0.seconds < 0.2 }.count
+            #expect(prompt * 3 >= duringLeave.count, "\(prompt) of \(duringLeave.count) prompt answers during the leave")
         }
     }
 }
