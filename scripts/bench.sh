@@ -23,7 +23,7 @@ stack_install wrk nginx
 mkdir -p .stack
 swift build -c release >.stack/bench-build.log 2>&1 || { tail -40 .stack/bench-build.log; exit 1; }
 BIN=$(swift build -c release --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning
+export MAPVEST_ENV=dev
 unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
 rm -rf .stack/bench
 D=.stack/bench
@@ -35,8 +35,9 @@ cleanup() {
 }
 trap cleanup EXIT
 stack_start $D "$BIN"
+export LOG_LEVEL=warning  # after the broker: its start line (with its librdkafka version) is at info
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (a shared box: other work disturbs these figures)"
-grep -o '"librdkafka":"[^"]*"' $D/broker.log | sed 's/^/== dev broker /'
+grep -o '"librdkafka":"[^"]*"' $D/broker.log | sed 's/^/== dev broker /' || true
 
 # start_identify NAME [ENV...]: starts an Identify replica; its pid lands in LAST_PID.
 start_identify() {

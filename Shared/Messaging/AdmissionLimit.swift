@@ -4,25 +4,31 @@
 ///
 /// The signal is the service's own queueing delay, reported in each reply (`mv-queued-ms`: from the gateway's send
 /// to the handler's start), not the round trip: a handler waiting on a slow upstream is working, not queued, so
-/// I/O-bound routes keep their full concurrency. A reply queued longer than `target`, or no reply at all, shrinks
-/// the cap multiplicatively (at most once per `cooldown`: the requests admitted before a decrease still report the
-/// old queue); every reply queued less than that grows it additively while the cap is at least half used, up to
-/// `maximum` (where it starts).
+/// I/O-bound routes keep their full concurrency. As in CoDel, only a standing queue counts: when every reply of an
+/// `interval` (and every timeout counts as one) was queued longer than `target`, the cap shrinks multiplicatively;
+/// a single slow reply among fast ones (scheduling jitter on a busy host) does not. Every reply queued less than
+/// `target` grows the cap additively while it is at least half used, and while the last interval showed no
+/// standing queue a request over the cap raises it by one instead of being refused, so the cap follows demand back
+/// up at once after an overload (or a replica's death) has passed, up to `maximum` (where it starts).
 package struct AdmissionLimit: Sendable, Equatable {
     package let target: Duration
     package let minimum: Int
     package let maximum: Int
     package private(set) var limit: Double
     package private(set) var inFlight = 0
-    package let cooldown: Duration
-    private var nextDecrease: ContinuousClock.Instant?
+    package let interval: Duration
+    private var windowEnd: ContinuousClock.Instant?
+    /// Whether every reply of the current window so far was queued longer than `target`.
+    private var windowCongested = true
+    /// The verdict of the last closed window: a standing queue.
+    package private(set) var isQueueing = false
 
     package static let decrease = 0.8
     package static let increase = 0.5
 
-    package init(target: Duration, minimum: Int = 16, maximum: Int, cooldown: Duration = .milliseconds(50)) {
+    package init(target: Duration, minimum: Int = 16, maximum: Int, interval: Duration = .milliseconds(100)) {
         self.target = target
-        self.cooldown = cooldown
+        self.interval = interval
         self.minimum = max(1, min(minimum, maximum))
         self.maximum = max(1, maximum)
         self.limit = Double(self.maximum)
@@ -30,7 +36,10 @@ package struct AdmissionLimit: Sendable, Equatable {
 
     /// Admits one request unless the cap is reached.
     package mutating func acquire() -> Bool {
-        guard inFlight < Int(limit) else { return false }
+        if inFlight >= Int(limit) {
+            guard !isQueueing, Int(limit) < maximum else { return false }
+            limit += 1
+        }
         inFlight += 1
         return true
     }
@@ -54,12 +63,19 @@ package struct AdmissionLimit: Sendable, Equatable {
         case .replied(nil), .failed: return
         case .timedOut: congested = true
         }
-        if congested {
-            if let nextDecrease, now < nextDecrease { return }
-            limit = max(Double(minimum), limit * Self.decrease)
-            nextDecrease = now + cooldown
-        } else if Double(wasInFlight) * 2 >= limit {
-            limit = min(Double(maximum), limit + Self.increase)
+        if !congested {
+            windowCongested = false
+            if Double(wasInFlight) * 2 >= limit { limit = min(Double(maximum), limit + Self.increase) }
         }
+        guard let end = windowEnd else {
+            windowEnd = now + interval
+            windowCongested = congested
+            return
+        }
+        guard now >= end else { return }
+        isQueueing = windowCongested
+        if windowCongested { limit = max(Double(minimum), limit * Self.decrease) }
+        windowEnd = now + interval
+        windowCongested = true
     }
 }
