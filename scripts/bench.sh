@@ -139,8 +139,7 @@ stop_pid "$IDENTIFY_C"
 echo "== identify through the vision path: OpenRouter fake at ${VISION_LATENCY_MS} ms, one replica, ${VISION_RATE}/s for ${DURATION}s"
 FAKE_PORT=$(stack_free_port)
 FAKE_LATENCY_MS=$VISION_LATENCY_MS python3 scripts/fakes/openrouter.py "$FAKE_PORT" >/dev/null 2>&1 & pids+=($!)
-start_identify vision OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL="http://127.0.0.1:$FAKE_PORT" OCR_WORKERS=0 \
-  UPSTREAM_MAX_CONNECTIONS=1024
+start_identify vision OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL="http://127.0.0.1:$FAKE_PORT" OCR_WORKERS=0
 IDENTIFY_V=$LAST_PID
 sleep 6
 identify 2 3 "warm-up" >/dev/null

@@ -23,7 +23,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
 
     // Upstream calls are I/O-bound waits: one pool with room for hundreds of them at once (`UPSTREAM_MAX_CONNECTIONS`
     // per host), not the shared client's 32.
-    let http = try HTTPClient.make(logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 512))
+    let http = try HTTPClient.make(logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 1024))
     let openRouter = OpenRouterClient.fromEnvironment(env, http: http, logger: logger)
     let exa = ExaClient.fromEnvironment(env, http: http, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, http: http, logger: logger)
