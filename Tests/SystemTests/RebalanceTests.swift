@@ -3,10 +3,17 @@ import HTTPClient
 import TestSupport
 import Testing
 
+/// Whether the test stack's DevBroker runs on the wheel's librdkafka (scripts/lib/stack.sh exports its folder).
+private func devBrokerOnNewerLibrdkafka() -> Bool {
+    !(ProcessInfo.processInfo.environment["MAPVEST_DEV_BROKER_LIBDIR"] ?? "").isEmpty
+}
+
 extension SystemTests {
     /// One of two Identify replicas leaves under load (SIGKILL or SIGTERM): with cooperative-sticky assignment and
-    /// the dev profile's session timeout, the survivor takes over inside a 5 s route budget.
-    @Suite struct RebalanceTests {
+    /// the dev profile's session timeout, the survivor takes over inside a 5 s route budget. Needs the dev broker on
+    /// librdkafka 2.16 (the fallback on Debian's 2.0.2 needs a 6 s session: a kill then costs about 9 s).
+    @Suite(.enabled(if: devBrokerOnNewerLibrdkafka(), "the dev broker runs on Debian's librdkafka: no 1.5 s sessions"))
+    struct RebalanceTests {
         struct Outcome: Sendable {
             let startedAt: Double
             let seconds: Double

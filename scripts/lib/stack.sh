@@ -24,12 +24,14 @@ stack_install() {
 
 # DevBroker alone runs on a newer librdkafka than the services (Debian's 2.0.2): the mock cluster of 2.16 is
 # far faster in the tail (docs/BENCHMARKS.md). It comes from the pinned PyPI wheel, cached under .stack/cache.
-DEV_BROKER_WHEEL=confluent-kafka==2.16.1
+# DEV_BROKER_WHEEL= (empty) forces Debian's.
+DEV_BROKER_WHEEL=${DEV_BROKER_WHEEL-confluent-kafka==2.16.1}
 
 # stack_dev_broker_libdir: prints a folder holding the wheel's librdkafka as librdkafka.so.1, fetching and
 # unpacking the wheel once; prints nothing (DevBroker then uses Debian's) when it cannot be had.
 stack_dev_broker_libdir() {
   local cache lib
+  [ -n "$DEV_BROKER_WHEEL" ] || return 0
   cache="$(pwd)/.stack/cache/${DEV_BROKER_WHEEL/==/-}"
   if [ ! -e "$cache/lib/librdkafka.so.1" ]; then
     mkdir -p "$cache/wheel" "$cache/lib"
