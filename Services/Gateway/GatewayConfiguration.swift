@@ -14,6 +14,9 @@ struct GatewayConfiguration: Sendable {
     var instanceId: String
     /// `GATEWAY_MAX_IN_FLIGHT` (2048): requests waiting on Kafka replies at once; over it → 503.
     var maxInFlight: Int
+    /// `GATEWAY_QUEUE_TARGET_MS` (25): a service whose replies report more queueing than this gets fewer requests
+    /// in flight from this gateway (the excess → 503 with `Retry-After`).
+    var queueTarget: Duration
     /// `REDIS_URL` (redis://127.0.0.1:6379) and `REDIS_POOL_SIZE` (16).
     var redisURL: String
     var redisPoolSize: Int
@@ -53,6 +56,7 @@ struct GatewayConfiguration: Sendable {
         let host = ProcessInfo.processInfo.hostName
         instanceId = Self.sanitize(env.get("GATEWAY_INSTANCE_ID") ?? "\(host)-\(port)")
         maxInFlight = max(1, env.get("GATEWAY_MAX_IN_FLIGHT", default: 2048))
+        queueTarget = env.milliseconds("GATEWAY_QUEUE_TARGET_MS", default: .milliseconds(25))
         redisURL = env.get("REDIS_URL", default: "redis://127.0.0.1:6379")
         redisPoolSize = max(1, env.get("REDIS_POOL_SIZE", default: 16))
         photoTTL = env.milliseconds("PHOTO_TTL_MS", default: .seconds(60))

@@ -8,6 +8,8 @@ import Runtime
 /// no broker or too many requests waiting → 503 at once; no reply within the route's budget → 504.
 struct ServiceCaller: Sendable {
     let client: RequestReplyClient
+    /// Sent with every 503: the condition (no broker, overload) is short-lived, so a client may retry soon.
+    static let retryAfter = [("Retry-After", "1")]
 
     func call<Command: Encodable>(
         _ service: ServiceName, _ name: String, key: String?, command: Command, budget: Duration, requestId: String
@@ -20,7 +22,7 @@ struct ServiceCaller: Sendable {
                 status: reply.status, headers: [("Content-Type", "application/json")] + reply.headers, body: reply.body)
         } catch {
             switch error {
-            case .unavailable: return .error(503, "\(service.rawValue) service unavailable")
+            case .unavailable: return .error(503, "\(service.rawValue) service unavailable", headers: Self.retryAfter)
             case .timedOut: return .error(504, "\(service.rawValue) service timed out")
             }
         }

@@ -20,7 +20,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     try await db.migrate(schema: "gateway", migrations: UserStore.migrations)
     let client = try await RequestReplyClient.make(
         configuration: context.kafka, instanceId: configuration.instanceId, producer: context.producer,
-        maxInFlight: configuration.maxInFlight, logger: logger)
+        maxInFlight: configuration.maxInFlight, queueTarget: configuration.queueTarget, logger: logger)
 
     let tokens = SessionTokens(sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
     let users = UserStore(db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)

@@ -1,6 +1,7 @@
 import Contracts
 import Exa
 import Foundation
+import HTTPClient
 import Jev
 import MarketData
 import Messaging
@@ -28,10 +29,14 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         producer: context.producer, maxInFlight: 1024, logger: logger)
     let watchlist = WatchlistLookup(client: replies)
     Task { await watchlist.warmUp() }
-    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
-    let exa = ExaClient.fromEnvironment(env, logger: logger)
-    let market = MarketDataClient.fromEnvironment(env, logger: logger)
-    let ocrWorkers = env.get("OCR_WORKERS", default: 2)
+    // Upstream calls are I/O-bound waits: one pool with room for hundreds of them at once (`UPSTREAM_MAX_CONNECTIONS`
+    // per host), not the shared client's 32.
+    let http = try HTTPClient.make(logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 1024))
+    let openRouter = OpenRouterClient.fromEnvironment(env, http: http, logger: logger)
+    let exa = ExaClient.fromEnvironment(env, http: http, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, http: http, logger: logger)
+    // OCR is CPU-bound: one worker per core by default.
+    let ocrWorkers = env.get("OCR_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)
     let ocr = ocrWorkers > 0 ? TextRecognizer.make(workers: ocrWorkers, logger: logger) : nil
     if !openRouter.isConfigured {
         logger.info("OPENROUTER_API_KEY is not set: identify reads photos with offline OCR")
@@ -45,7 +50,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let identifier = PhotoIdentifier(
         vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
-        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, logger: logger), gate: JevGate()),
+        verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, http: http, logger: logger), gate: JevGate()),
         watchlist: watchlist, logger: logger)
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
@@ -58,6 +63,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle),
+            // Mostly I/O-bound waits (vision, Exa, Jev, Redis, Postgres): hundreds per replica. The CPU-bound part
+            // (OCR) has its own bound, the OCR workers and their queue.
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 1024), logger: logger, handler: commands.handle),
     ]
 }

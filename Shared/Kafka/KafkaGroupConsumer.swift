@@ -18,6 +18,8 @@ import Synchronization
 ///   not committed.
 /// - `shutdown()` stops intake, drains handlers (bounded by `drainTimeout`), commits, and closes the consumer,
 ///   which leaves the group.
+/// - Every decision above is made by `ConsumerLifecycle` (a pure state machine, unit-tested without a broker);
+///   this type does the C calls and runs the handlers.
 public final class KafkaGroupConsumer: Service {
     public let name: String
     private let core: ConsumerCore
@@ -117,32 +119,16 @@ final class RDKafkaQueue: @unchecked Sendable {
     deinit { rd_kafka_queue_destroy(raw) }
 }
 
-/// The consumer's state and logic, shared by the public object, the poll thread and handler tasks.
+/// The consumer's C calls and threads, shared by the public object, the poll thread and handler tasks; every
+/// decision is `ConsumerLifecycle`'s.
 final class ConsumerCore: Sendable {
     typealias Handler = @Sendable (KafkaMessage) async -> Void
 
-    private struct Waiting {
-        var message: KafkaMessage
-        var epoch: UInt64
-    }
-
     private struct State {
         var handler: Handler?
-        var maxInFlight = 1
-        var tracker = OffsetTracker()
-        var running = 0
-        var waiting: [Waiting] = []
-        var pausedForCap = false
-        var started = false
-        var stopRequested = false
-        /// Set while closing: revocations then skip waiting (the drain already waited).
-        var closing = false
+        var lifecycle = ConsumerLifecycle()
         var failure: KafkaError?
-        var nextCommit = ContinuousClock.now
     }
-
-    /// Finished work is committed at most this often (asynchronously); revocation and shutdown commit at once.
-    static let commitInterval: Duration = .milliseconds(100)
 
     let handle: RDKafkaHandle
     private let queue: RDKafkaQueue
@@ -172,24 +158,27 @@ final class ConsumerCore: Sendable {
     }
 
     var failure: KafkaError? { state.withLock { $0.failure } }
-    var inFlight: Int { state.withLock { $0.running + $0.waiting.count } }
+    var inFlight: Int { state.withLock { $0.lifecycle.load } }
+    private var isStopping: Bool { state.withLock { $0.lifecycle.isStopping } }
 
     func setHandler(maxInFlight: Int, _ handler: @escaping Handler) {
         state.withLock {
             $0.handler = handler
-            $0.maxInFlight = maxInFlight
+            $0.lifecycle.configure(maxInFlight: maxInFlight)
         }
     }
 
     func start() throws(KafkaError) {
         let proceed = try state.withLock { s throws(KafkaError) -> Bool in
-            if s.stopRequested { return false }
+            if s.lifecycle.isStopping { return false }
             guard s.handler != nil else {
                 throw KafkaError(code: .state, detail: "setHandler must be called before run", isRetriable: false)
             }
-            guard !s.started else { throw KafkaError(code: .state, detail: "run called twice", isRetriable: false) }
-            s.started = true
-            return true
+            switch s.lifecycle.start() {
+            case .subscribe: return true
+            case .stopped: return false
+            case .alreadyStarted: throw KafkaError(code: .state, detail: "run called twice", isRetriable: false)
+            }
         }
         guard proceed else {
             stopped.fire()
@@ -207,10 +196,7 @@ final class ConsumerCore: Sendable {
     }
 
     func requestStop() {
-        let neverStarted = state.withLock { s -> Bool in
-            s.stopRequested = true
-            return !s.started
-        }
+        let neverStarted = state.withLock { $0.lifecycle.requestStop() }
         if neverStarted {
             stopped.fire()  // a later run() returns at once
         } else {
@@ -238,7 +224,7 @@ final class ConsumerCore: Sendable {
             return
         }
         logger.info("kafka consumer started", ["kafka.topics": .string(topics.joined(separator: ","))])
-        while !state.withLock({ $0.stopRequested }) {
+        while !isStopping {
             serviceCommitsAndPause(rk)
             lag.sampleIfDue(rk)
             guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
@@ -257,7 +243,7 @@ final class ConsumerCore: Sendable {
                 logger.error("kafka consumer fatal error", ["error": .string(fatal.debugDescription)])
                 state.withLock {
                     $0.failure = fatal
-                    $0.stopRequested = true
+                    _ = $0.lifecycle.requestStop()
                 }
             } else {
                 logger.warning("kafka consumer error", ["error": .string(error.debugDescription)])
@@ -274,79 +260,33 @@ final class ConsumerCore: Sendable {
     }
 
     private func admit(_ message: KafkaMessage) {
-        let tp = TopicPartition(topic: message.topic, partition: message.partition)
-        let start: (Handler, UInt64)? = state.withLock { s in
-            guard !s.stopRequested, let handler = s.handler,
-                let epoch = s.tracker.begin(tp, offset: message.offset)
-            else { return nil }
-            if s.running < s.maxInFlight {
-                s.running += 1
-                return (handler, epoch)
-            }
-            s.waiting.append(Waiting(message: message, epoch: epoch))
-            return nil
+        let start: (Handler, ConsumerLifecycle.Work)? = state.withLock { s in
+            guard let handler = s.handler, case .run(let work) = s.lifecycle.admit(message) else { return nil }
+            return (handler, work)
         }
-        if let (handler, epoch) = start { spawn(handler, message, epoch) }
+        if let (handler, work) = start { spawn(handler, work) }
     }
 
-    private func spawn(_ handler: @escaping Handler, _ message: KafkaMessage, _ epoch: UInt64) {
+    private func spawn(_ handler: @escaping Handler, _ work: ConsumerLifecycle.Work) {
         inFlightGauge.add(1)
         Task { [weak self] in
-            await handler(message)
-            self?.finished(message, epoch: epoch)
+            await handler(work.message)
+            self?.finished(work)
         }
     }
 
-    /// Called by handler tasks. Starts the next waiting message and wakes the poll thread to commit or resume.
-    private func finished(_ message: KafkaMessage, epoch: UInt64) {
+    /// Called by handler tasks. Starts the next buffered message and wakes the poll thread to resume or to notice
+    /// the drain; commits wait for the loop's next turn (at most 100 ms away).
+    private func finished(_ work: ConsumerLifecycle.Work) {
         inFlightGauge.add(-1)
-        let tp = TopicPartition(topic: message.topic, partition: message.partition)
-        let (next, wake): ((Handler, Waiting)?, Bool) = state.withLock { s in
-            s.running -= 1
-            s.tracker.finish(tp, epoch: epoch, offset: message.offset)
-            var next: (Handler, Waiting)?
-            if !s.stopRequested, let handler = s.handler, !s.waiting.isEmpty {
-                s.running += 1
-                next = (handler, s.waiting.removeFirst())
-            }
-            let resume = s.pausedForCap && s.running + s.waiting.count <= Self.resumeLoad(s.maxInFlight)
-            // Commits wait for the loop's next turn (at most 100 ms away); resuming and stopping do not.
-            return (next, resume || s.stopRequested)
-        }
-        if let (handler, waiting) = next { spawn(handler, waiting.message, waiting.epoch) }
-        if wake { queue.wake() }
+        let (handler, action) = state.withLock { s in (s.handler, s.lifecycle.finished(work)) }
+        if let next = action.next, let handler { spawn(handler, next) }
+        if action.wake { queue.wake() }
     }
-
-    /// Received messages (running + waiting for a slot) at which the assignment is paused: the cap plus a local
-    /// buffer of as many again. Handlers never exceed the cap; the buffer hides librdkafka 2.0.2's resume latency
-    /// (a resumed partition is fetched again only at the broker thread's next periodic scan, up to ~1 s later),
-    /// which pausing exactly at the cap would pay on every cycle.
-    static func pauseLoad(_ maxInFlight: Int) -> Int { 2 * maxInFlight }
-
-    /// Received messages at or below which a paused assignment is resumed (the buffer half drained).
-    static func resumeLoad(_ maxInFlight: Int) -> Int { maxInFlight + maxInFlight / 2 }
 
     /// Commits finished work asynchronously and pauses or resumes the assignment around the cap.
     private func serviceCommitsAndPause(_ rk: OpaquePointer) {
-        enum CapAction { case none, pause, resume }
-        let (commits, action): ([(TopicPartition, Int64)], CapAction) = state.withLock { s in
-            let load = s.running + s.waiting.count
-            var action = CapAction.none
-            if s.stopRequested {
-                // Draining: the assignment stays paused.
-            } else if !s.pausedForCap, load >= Self.pauseLoad(s.maxInFlight) {
-                s.pausedForCap = true
-                action = .pause
-            } else if s.pausedForCap, load <= Self.resumeLoad(s.maxInFlight) {
-                s.pausedForCap = false
-                action = .resume
-            }
-            let now = ContinuousClock.now
-            guard now >= s.nextCommit else { return ([], action) }
-            let commits = s.tracker.takeCommits()
-            if !commits.isEmpty { s.nextCommit = now + Self.commitInterval }
-            return (commits, action)
-        }
+        let (commits, action) = state.withLock { $0.lifecycle.tick(now: .now) }
         if !commits.isEmpty { commit(rk, commits, async: true) }
         switch action {
         case .none: break
@@ -371,7 +311,7 @@ final class ConsumerCore: Sendable {
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
             KafkaMetrics.commitErrors.increment()
             logger.warning("kafka commit failed", ["error": .string(KafkaError(result).description)])
-            state.withLock { s in for (tp, offset) in commits { s.tracker.commitFailed(tp, offset: offset) } }
+            state.withLock { s in for (tp, offset) in commits { s.lifecycle.commitFailed(tp, offset: offset) } }
             return false
         }
         if !async {
@@ -405,7 +345,7 @@ final class ConsumerCore: Sendable {
         logger.log(
             rebalancing ? .info : .warning, "kafka commit failed; retrying with the next commit",
             ["error": .string(KafkaError(code).description)])
-        state.withLock { s in for entry in failed { s.tracker.commitFailed(entry.tp, offset: entry.offset) } }
+        state.withLock { s in for entry in failed { s.lifecycle.commitFailed(entry.tp, offset: entry.offset) } }
     }
 
     // MARK: Rebalance (poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close)
@@ -428,10 +368,7 @@ final class ConsumerCore: Sendable {
                     logger.error("kafka assign failed", ["error": .string(KafkaError(result).description)])
                 }
             }
-            let pause = state.withLock { s -> Bool in
-                for tp in tps { s.tracker.assign(tp) }
-                return s.pausedForCap || s.stopRequested
-            }
+            let pause = state.withLock { $0.lifecycle.assigned(tps) }
             // A partition's pause flag outlives its assignment (it may have been revoked while paused): set it
             // explicitly to the current state.
             if !tps.isEmpty {
@@ -463,26 +400,11 @@ final class ConsumerCore: Sendable {
     /// the partitions were lost, and forgets them.
     private func revoke(_ rk: OpaquePointer, _ tps: [TopicPartition], lost: Bool) {
         let revoked = Set(tps)
-        let skipWait = state.withLock { s -> Bool in
-            var kept: [Waiting] = []
-            for w in s.waiting {
-                let tp = TopicPartition(topic: w.message.topic, partition: w.message.partition)
-                if revoked.contains(tp) {
-                    s.tracker.abandon(tp, epoch: w.epoch, offset: w.message.offset)
-                } else {
-                    kept.append(w)
-                }
-            }
-            s.waiting = kept
-            return s.closing || lost
-        }
-        var unfinished = 0
-        if !skipWait {
-            unfinished = waitForHandlers(in: revoked, until: .now + revokeTimeout)
-        }
-        let commits = state.withLock { s in lost ? [] : s.tracker.takeCommits(for: revoked) }
+        let wait = state.withLock { $0.lifecycle.revoking(revoked, lost: lost) }
+        let unfinished = wait ? waitForHandlers(in: revoked, until: .now + revokeTimeout) : 0
+        let commits = state.withLock { $0.lifecycle.revokeCommits(revoked, lost: lost) }
         if !commits.isEmpty { commit(rk, commits, async: false) }
-        state.withLock { s in for tp in tps { s.tracker.revoke(tp) } }
+        state.withLock { $0.lifecycle.revoked(tps) }
         var fields: [String: LogValue] = ["kafka.partitions": .string(describe(tps))]
         if unfinished > 0 { fields["kafka.unfinished"] = .int(unfinished) }
         if lost { fields["kafka.lost"] = true }
@@ -493,33 +415,23 @@ final class ConsumerCore: Sendable {
     /// are still running.
     private func waitForHandlers(in partitions: Set<TopicPartition>?, until deadline: ContinuousClock.Instant) -> Int {
         while true {
-            let outstanding = state.withLock { $0.tracker.outstanding(in: partitions) }
+            let outstanding = state.withLock { $0.lifecycle.outstanding(in: partitions) }
             if outstanding == 0 || ContinuousClock.now >= deadline { return outstanding }
             usleep(2000)
         }
     }
 
     private func drainAndClose(_ rk: OpaquePointer) {
-        state.withLock { s in
-            for w in s.waiting {
-                s.tracker.abandon(
-                    TopicPartition(topic: w.message.topic, partition: w.message.partition), epoch: w.epoch,
-                    offset: w.message.offset)
-            }
-            s.waiting.removeAll()
-        }
+        state.withLock { $0.lifecycle.drain() }
         setPaused(rk, true)
         let deadline = ContinuousClock.now + drainTimeout
         // Keep polling (rebalances, commit results) while handlers finish; messages polled now are not handled
         // and, being beyond every tracked offset, are never committed.
-        while state.withLock({ $0.tracker.outstanding() }) > 0, ContinuousClock.now < deadline {
+        while state.withLock({ $0.lifecycle.outstanding() }) > 0, ContinuousClock.now < deadline {
             serviceCommitsAndPause(rk)
             if let message = rd_kafka_consumer_poll(rk, 10) { rd_kafka_message_destroy(message) }
         }
-        let (commits, unfinished) = state.withLock { s in
-            s.closing = true
-            return (s.tracker.takeCommits(), s.tracker.outstanding())
-        }
+        let (commits, unfinished) = state.withLock { $0.lifecycle.close() }
         if !commits.isEmpty { commit(rk, commits, async: false) }
         let closed = rd_kafka_consumer_close(rk)
         var fields: [String: LogValue] = [:]

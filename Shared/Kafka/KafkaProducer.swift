@@ -6,16 +6,22 @@ import Synchronization
 /// An idempotent producer (`acks=all`). One per process is enough: it is thread-safe and batches internally.
 ///
 /// A dedicated thread polls librdkafka for delivery reports; each message carries a retained box whose callback
-/// runs exactly once, from that thread. When librdkafka reports that every broker is down, a probe confirms it and
-/// sends are refused at once (so a gateway can answer 503 promptly) until a broker answers again.
+/// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`): every
+/// `livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they are unreachable —
+/// refusing connections or not answering at all, e.g. frozen — sends are refused at once (so a gateway can answer
+/// 503 promptly), `isAvailable` is false and availability observers are told, until a broker answers again.
 ///
-/// As a `Service`, `run()` waits and `shutdown()` flushes outstanding messages (bounded) and stops the poller;
-/// add it to the service group before the services that use it.
+/// As a `Service`, `run()` waits and `shutdown()` flushes outstanding messages (bounded; at once when no broker is
+/// reachable) and stops the poller; add it to the service group before the services that use it.
 public final class KafkaProducer: Service {
     /// The outcome of one delivery: where the message landed.
     public typealias Delivery = (partition: Int32, offset: Int64)
 
     public let name = "kafka-producer"
+    /// How often reachability is checked (a probe is sent only when no delivery arrived since the last check).
+    public static let livenessTick: Duration = .milliseconds(200)
+    /// How long a probe waits for a broker's answer before the brokers count as unreachable.
+    public static let probeTimeout: Duration = .milliseconds(400)
     private let handle: RDKafkaHandle
     private let state: ProducerState
     private let logger: Logger
@@ -39,9 +45,12 @@ public final class KafkaProducer: Service {
             state?.noteClientError(error, logger: logger)
         }
         let producer = KafkaProducer(handle: handle, state: state, logger: logger)
-        // The thread holds the handle; when it exits after the producer is gone, the handle is destroyed there.
+        // The threads hold the handle; when the last exits after the producer is gone, the handle is destroyed there.
         startThread("kafka-producer-poll") { [handle, state, logger] in
             pollLoop(handle: handle, state: state, logger: logger)
+        }
+        startThread("kafka-producer-liveness") { [handle, state, logger] in
+            livenessLoop(handle: handle, state: state, logger: logger)
         }
         return producer
     }
@@ -53,6 +62,12 @@ public final class KafkaProducer: Service {
     /// Whether sends are accepted (false after shutdown or while no broker is reachable).
     public var isAvailable: Bool {
         !state.closed.load(ordering: .acquiring) && !state.brokersDown.load(ordering: .acquiring)
+    }
+
+    /// Calls `observer` (on the liveness thread; keep it short) each time the brokers become unreachable (false)
+    /// or reachable again (true).
+    public func onAvailabilityChange(_ observer: @escaping @Sendable (Bool) -> Void) {
+        state.observers.withLock { $0.append(observer) }
     }
 
     /// Enqueues and awaits the delivery report. Throws `KafkaError` at once (no waiting) when the message cannot be
@@ -99,7 +114,7 @@ public final class KafkaProducer: Service {
                 }
             }
         }
-        let box = DeliveryBox(topic: topic, onDelivery: onDelivery)
+        let box = DeliveryBox(topic: topic, state: state, onDelivery: onDelivery)
         let opaque = Unmanaged.passRetained(box).toOpaque()
         let raw = handle.raw
         let failure: OpaquePointer? = value.withUnsafeBytes { valueBytes in
@@ -118,11 +133,11 @@ public final class KafkaProducer: Service {
         }
     }
 
-    /// Blocks until every enqueued message is delivered or `timeout` passes. Call it from a dedicated thread (or
-    /// use `shutdown()`), never from the cooperative pool.
+    /// Blocks until every enqueued message is delivered, `timeout` passes or no broker is reachable (then it
+    /// returns at once: waiting would not deliver anything). Call it from a dedicated thread (or use `shutdown()`),
+    /// never from the cooperative pool.
     public func flush(timeout: Duration) {
-        let result = rd_kafka_flush(handle.raw, timeout.clampedMilliseconds)
-        if result != RD_KAFKA_RESP_ERR_NO_ERROR {
+        if !flushWhileReachable(handle.raw, state: state, timeout: timeout) {
             logger.warning(
                 "producer flush incomplete", ["kafka.outq": .int(Int(rd_kafka_outq_len(handle.raw)))])
         }
@@ -143,12 +158,15 @@ public final class KafkaProducer: Service {
     }
 }
 
-/// State shared by the producer, its poll thread and its error hook.
+/// State shared by the producer, its poll and liveness threads and its error hook.
 final class ProducerState: Sendable {
     let closed = Atomic<Bool>(false)
     let brokersDown = Atomic<Bool>(false)
-    /// librdkafka reported all brokers down; the poll thread probes until one answers.
+    /// librdkafka reported all brokers down; the liveness thread probes at once.
     let suspectDown = Atomic<Bool>(false)
+    /// Successful deliveries so far: proof of life for `BrokerLiveness`.
+    let deliveries = Atomic<UInt64>(0)
+    let observers = Mutex<[@Sendable (Bool) -> Void]>([])
     private let flushTimeoutMs = Atomic<Int32>(0)
     let closedSignal = OneShotSignal()
     let stoppedSignal = OneShotSignal()
@@ -173,11 +191,16 @@ final class ProducerState: Sendable {
 /// The retained per-message context; the delivery report releases it.
 private final class DeliveryBox: Sendable {
     let topic: String
+    let state: ProducerState
     private let onDelivery: @Sendable (Result<KafkaProducer.Delivery, KafkaError>) -> Void
     private let done = Atomic<Bool>(false)
 
-    init(topic: String, onDelivery: @escaping @Sendable (Result<KafkaProducer.Delivery, KafkaError>) -> Void) {
+    init(
+        topic: String, state: ProducerState,
+        onDelivery: @escaping @Sendable (Result<KafkaProducer.Delivery, KafkaError>) -> Void
+    ) {
         self.topic = topic
+        self.state = state
         self.onDelivery = onDelivery
     }
 
@@ -194,6 +217,7 @@ private let deliveryReportCallback:
         let box = Unmanaged<DeliveryBox>.fromOpaque(opaque).takeRetainedValue()
         let m = message.pointee
         if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            box.state.deliveries.add(1, ordering: .releasing)
             KafkaMetrics.producedCounter(box.topic).increment()
             box.complete(.success((m.partition, m.offset)))
         } else {
@@ -207,37 +231,66 @@ private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawPointer?,
     return bytes.withUnsafeBytes { body($0.baseAddress, $0.count) }
 }
 
-/// The producer's poll thread: serves delivery reports and error callbacks, probes brokers while they are reported
-/// down, and on stop flushes, purges what is left (its callbacks then report failures) and exits.
+/// The producer's poll thread: serves delivery reports and error callbacks; on stop flushes (bounded, and not at
+/// all while no broker is reachable), purges what is left (its callbacks then report failures) and exits.
 private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logger) {
     let rk = handle.raw
-    var nextProbe = ContinuousClock.now
     while !state.closed.load(ordering: .acquiring) {
         rd_kafka_poll(rk, 50)
-        if state.suspectDown.load(ordering: .acquiring), ContinuousClock.now >= nextProbe {
-            var metadata: UnsafePointer<rd_kafka_metadata>?
-            let result = rd_kafka_metadata(rk, 0, nil, &metadata, 500)
-            if let metadata { rd_kafka_metadata_destroy(metadata) }
-            if result == RD_KAFKA_RESP_ERR_NO_ERROR {
-                state.suspectDown.store(false, ordering: .releasing)
-                if state.brokersDown.exchange(false, ordering: .acquiringAndReleasing) {
-                    KafkaMetrics.brokersDown.set(0)
-                    logger.info("kafka brokers reachable again; accepting sends")
-                }
-            } else {
-                if !state.brokersDown.exchange(true, ordering: .acquiringAndReleasing) {
-                    KafkaMetrics.brokersDown.set(1)
-                    logger.error(
-                        "no kafka broker reachable; refusing sends", ["error": .string(KafkaError(result).description)])
-                }
-                nextProbe = ContinuousClock.now + .milliseconds(500)
-            }
-        }
     }
-    if rd_kafka_flush(rk, state.flushTimeout) != RD_KAFKA_RESP_ERR_NO_ERROR {
+    if !flushWhileReachable(rk, state: state, timeout: .milliseconds(Int64(state.flushTimeout))) {
         logger.warning("producer stopped with undelivered messages", ["kafka.outq": .int(Int(rd_kafka_outq_len(rk)))])
         _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
         _ = rd_kafka_flush(rk, 1000)
     }
     state.stoppedSignal.fire()
+}
+
+/// Flushes in short slices until nothing is outstanding, `timeout` passes or the brokers are unreachable;
+/// returns whether everything was delivered.
+private func flushWhileReachable(_ rk: OpaquePointer, state: ProducerState, timeout: Duration) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while rd_kafka_outq_len(rk) > 0 {
+        if state.brokersDown.load(ordering: .acquiring) || ContinuousClock.now >= deadline { return false }
+        _ = rd_kafka_flush(rk, min(100, deadline.remainingMilliseconds))
+    }
+    return true
+}
+
+/// The liveness thread: every tick without a delivery (or at once after an all-brokers-down report) probes the
+/// brokers with a metadata request and applies `BrokerLiveness`'s transitions.
+private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logger) {
+    let rk = handle.raw
+    var liveness = BrokerLiveness()
+    var nextTick = ContinuousClock.now + KafkaProducer.livenessTick
+    // Runs until the poll thread has stopped, so a final flush still learns that the brokers went away.
+    while !state.stoppedSignal.isFired {
+        let hinted = state.suspectDown.exchange(false, ordering: .acquiringAndReleasing)
+        if !hinted, ContinuousClock.now < nextTick {
+            usleep(20_000)
+            continue
+        }
+        nextTick = ContinuousClock.now + KafkaProducer.livenessTick
+        var (step, transition) = liveness.tick(deliveries: state.deliveries.load(ordering: .acquiring))
+        if hinted { step = .probe }
+        if step == .probe {
+            var metadata: UnsafePointer<rd_kafka_metadata>?
+            let result = rd_kafka_metadata(rk, 0, nil, &metadata, KafkaProducer.probeTimeout.clampedMilliseconds)
+            if let metadata { rd_kafka_metadata_destroy(metadata) }
+            transition =
+                liveness.probed(
+                    succeeded: result == RD_KAFKA_RESP_ERR_NO_ERROR,
+                    deliveries: state.deliveries.load(ordering: .acquiring)) ?? transition
+            if transition == .down {
+                logger.error(
+                    "no kafka broker reachable; refusing sends", ["error": .string(KafkaError(result).description)])
+            }
+        }
+        guard let transition else { continue }
+        let up = transition == .up
+        state.brokersDown.store(!up, ordering: .releasing)
+        KafkaMetrics.brokersDown.set(up ? 0 : 1)
+        if up { logger.info("kafka brokers reachable again; accepting sends") }
+        for observer in state.observers.withLock({ $0 }) { observer(up) }
+    }
 }

@@ -1,4 +1,5 @@
 import CRdKafka
+import Glibc
 import Runtime
 
 /// librdkafka's in-process mock Kafka cluster (experimental upstream), reachable over TCP by other processes:
@@ -33,6 +34,18 @@ public final class MockKafkaCluster: Sendable {
             throw KafkaError(code: .state, detail: "mock cluster has no bootstrap servers", isRetriable: false)
         }
         return MockKafkaCluster(bootstrapServers: String(cString: bootstraps), cluster: cluster, host: host)
+    }
+
+    /// Sets the delay before a new group's first rebalance (3 s by default, like a broker's
+    /// `group.initial.rebalance.delay.ms`). Members wait in JoinGroup meanwhile, so a session timeout shorter than
+    /// the delay would expire them. Only librdkafka ≥ 2.3 has the call (looked up at run time, since the headers
+    /// are Debian's 2.0.2); returns false when the loaded library lacks it.
+    @discardableResult
+    public func setInitialRebalanceDelay(_ delay: Duration) -> Bool {
+        typealias SetDelay = @convention(c) (OpaquePointer, Int32) -> Void
+        guard let symbol = dlsym(nil, "rd_kafka_mock_group_initial_rebalance_delay_ms") else { return false }
+        unsafeBitCast(symbol, to: SetDelay.self)(cluster.raw, delay.clampedMilliseconds)
+        return true
     }
 
     /// Creates a topic with an exact partition count (the mock's own API; CreateTopics is not served).

@@ -21,7 +21,8 @@ import Runtime
 ///   meanwhile, so work that never succeeds here (the process stops) is redelivered, never dropped. Make it
 ///   idempotent. A partition whose message keeps failing holds its commits (and, at the in-flight cap, its intake).
 /// - Replies go to partition 0 of `mv-reply-to`, keyed by the correlation id, with `mv-correlation-id`,
-///   `mv-status` and an `mv-h-<name>` header per reply header.
+///   `mv-status`, `mv-queued-ms` (how long the command waited before its handler started) and an `mv-h-<name>`
+///   header per reply header.
 public final class CommandRunner: Service {
     /// The deadline given to commands that carry no budget (e.g. scheduled work).
     public static let defaultBudget: Duration = .seconds(300)
@@ -118,6 +119,9 @@ package struct CommandProcessor: Sendable {
             return
         }
 
+        let queuedMs = message.header(MessageHeaders.sentAtMs).flatMap { Int64($0) }.map {
+            max(0, Timestamp.nowMillis() - $0)
+        }
         let command = IncomingCommand(
             name: name, body: message.value, key: message.keyString, correlationId: correlationId,
             requestId: requestId, deadline: deadline, message: message)
@@ -146,7 +150,7 @@ package struct CommandProcessor: Sendable {
             outcome = "error"
         }
         if let replyTo, let correlationId {
-            await send(reply, to: replyTo, correlationId: correlationId, fields: fields)
+            await send(reply, to: replyTo, correlationId: correlationId, queuedMs: queuedMs, fields: fields)
         }
         if let work = reply.afterReply { await runAfterReply(work, topicLabel: topicLabel, fields: fields) }
         MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
@@ -189,11 +193,14 @@ package struct CommandProcessor: Sendable {
         return .some(now + .milliseconds(remaining))
     }
 
-    private func send(_ reply: Reply, to replyTo: String, correlationId: String, fields: [String: LogValue]) async {
+    private func send(
+        _ reply: Reply, to replyTo: String, correlationId: String, queuedMs: Int64? = nil, fields: [String: LogValue]
+    ) async {
         var headers = [
             KafkaHeader(MessageHeaders.correlationId, correlationId),
             KafkaHeader(MessageHeaders.status, String(reply.status)),
         ]
+        if let queuedMs { headers.append(KafkaHeader(MessageHeaders.queuedMs, String(queuedMs))) }
         for (name, value) in reply.headers {
             headers.append(KafkaHeader(MessageHeaders.httpHeaderPrefix + name.lowercased(), value))
         }

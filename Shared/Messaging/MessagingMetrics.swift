@@ -20,6 +20,12 @@ enum MessagingMetrics {
             labels: ["service": service])
     }
 
+    static func admissionLimit(service: String) -> Gauge {
+        MetricsRegistry.shared.gauge(
+            "messaging_admission_limit", help: "Adaptive cap on requests in flight to a service (AdmissionLimit)",
+            labels: ["service": service])
+    }
+
     static let requestsWaiting = MetricsRegistry.shared.gauge(
         "messaging_requests_waiting", help: "Requests waiting for a reply")
 

@@ -125,11 +125,14 @@ package final class ReplyWaiters: Sendable {
 
     /// Refuses new registrations and resolves every waiting request as `.closed`.
     package func close() {
-        let ids = state.withLock { s -> [String] in
-            s.closed = true
-            return Array(s.slots.keys)
-        }
-        for id in ids { resolve(id, .closed) }
+        state.withLock { $0.closed = true }
+        resolveAll(.closed)
+    }
+
+    /// Resolves every waiting request with `outcome` (e.g. `.failed` when no broker is reachable: no reply can come).
+    package func resolveAll(_ outcome: Outcome) {
+        let ids = state.withLock { Array($0.slots.keys) }
+        for id in ids { resolve(id, outcome) }
     }
 
     private func remember(_ id: String, _ kind: Finished, in s: inout State) {

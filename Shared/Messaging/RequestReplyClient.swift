@@ -10,6 +10,10 @@ import Synchronization
 /// one partition and a short retention, read from its end by a `KafkaPartitionReader`. Services reply to the
 /// topic named in `mv-reply-to`, always to partition 0, keyed by the correlation id, so the scheme also works if
 /// the topic was auto-created with more partitions. Waiters are keyed by correlation id (a UUID string).
+///
+/// Load shedding: at most `maxInFlight` requests wait at once (all services together), and each service gets an
+/// adaptive cap (`AdmissionLimit`) driven by the queueing delay its replies report, so past a service's capacity
+/// the excess is refused at once (`.unavailable("overloaded")`) while the admitted requests stay fast.
 public final class RequestReplyClient: Service {
     public let name: String
     /// The topic this instance reads replies from.
@@ -18,6 +22,7 @@ public final class RequestReplyClient: Service {
     private let reader: KafkaPartitionReader
     private let waiters: ReplyWaiters
     private let maxInFlight: Int
+    private let admission: Admission
     private let logger: Logger
     private let statistics: Statistics
     private let stopped = OneShotSignal()
@@ -38,7 +43,7 @@ public final class RequestReplyClient: Service {
 
     private init(
         replyTopic: String, producer: KafkaProducer, reader: KafkaPartitionReader, waiters: ReplyWaiters,
-        maxInFlight: Int, logger: Logger, statistics: Statistics
+        maxInFlight: Int, admission: Admission, logger: Logger, statistics: Statistics
     ) {
         self.name = "request-reply"
         self.replyTopic = replyTopic
@@ -46,15 +51,17 @@ public final class RequestReplyClient: Service {
         self.reader = reader
         self.waiters = waiters
         self.maxInFlight = maxInFlight
+        self.admission = admission
         self.logger = logger
         self.statistics = statistics
     }
 
     /// Creates this instance's reply topic if missing, positions its reader at the end and starts dispatching
     /// replies. `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
+    /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
-        logger: Logger
+        queueTarget: Duration = .milliseconds(25), logger: Logger
     ) async throws -> RequestReplyClient {
         let replyTopic = Topics.replies(gatewayInstance: sanitize(instanceId))
         let logger = logger.with(["kafka.reply_topic": .string(replyTopic)])
@@ -88,10 +95,15 @@ public final class RequestReplyClient: Service {
                     ])
             }
         }
+        // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
+        producer.onAvailabilityChange { [weak waiters] available in
+            if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
+        }
         logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
-            maxInFlight: max(1, maxInFlight), logger: logger, statistics: statistics)
+            maxInFlight: max(1, maxInFlight), admission: Admission(target: queueTarget, maximum: max(1, maxInFlight)),
+            logger: logger, statistics: statistics)
     }
 
     deinit {
@@ -118,6 +130,12 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "timeout").increment()
             throw .timedOut
         }
+        guard admission.acquire(service) else {
+            MessagingMetrics.requests(service: service, outcome: "shed").increment()
+            throw .unavailable("overloaded")
+        }
+        var completion = AdmissionLimit.Completion.failed
+        defer { admission.release(service, completion) }
         let correlationId = UUID().uuidString.lowercased()
         switch waiters.register(correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight) {
         case .registered:
@@ -176,10 +194,12 @@ public final class RequestReplyClient: Service {
 
         switch outcome {
         case .reply(let message):
+            completion = .replied(queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
             MessagingMetrics.requestDuration(service: service).observe(since: started)
             return Self.reply(from: message, logger: logger)
         case .timedOut:
+            completion = .timedOut
             MessagingMetrics.requests(service: service, outcome: "timeout").increment()
             throw .timedOut
         case .cancelled:
@@ -242,6 +262,32 @@ public final class RequestReplyClient: Service {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         let cleaned = String(instanceId.map { allowed.contains($0) ? $0 : "-" }.prefix(180))
         return cleaned.isEmpty ? "default" : cleaned
+    }
+}
+
+/// One `AdmissionLimit` per service, under a lock.
+private final class Admission: Sendable {
+    private let target: Duration
+    private let maximum: Int
+    private let limits = Mutex<[String: AdmissionLimit]>([:])
+
+    init(target: Duration, maximum: Int) {
+        self.target = target
+        self.maximum = maximum
+    }
+
+    func acquire(_ service: String) -> Bool {
+        limits.withLock { all in
+            all[service, default: AdmissionLimit(target: target, maximum: maximum)].acquire()
+        }
+    }
+
+    func release(_ service: String, _ completion: AdmissionLimit.Completion) {
+        let limit = limits.withLock { all -> Int in
+            all[service]?.release(completion, now: .now)
+            return Int(all[service]?.limit ?? 0)
+        }
+        MessagingMetrics.admissionLimit(service: service).set(Int64(limit))
     }
 }
 

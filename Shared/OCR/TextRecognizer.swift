@@ -43,9 +43,14 @@ public final class TextRecognizer: Sendable {
         return TextRecognizer(queue: queue)
     }
 
-    /// Reads the text of an encoded image (JPEG, PNG, …). Throws `.busy` at once when too many photos wait.
+    /// Reads the text of an encoded image (PNG, JPEG, WebP). Throws `.unreadableImage` at once, without taking a
+    /// worker, when the header is not one of those at a sane size (`ImageHeader`), and `.busy` at once when too many
+    /// photos wait.
     public func recognize(_ image: [UInt8]) async throws -> RecognizedText {
-        try await withCheckedThrowingContinuation { continuation in
+        guard let header = ImageHeader.parse(image), header.isDecodableByOCR else {
+            throw OCRError(kind: .unreadableImage)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             queue.submit(Job(image: image, continuation: continuation))
         }
     }

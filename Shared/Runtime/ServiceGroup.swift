@@ -10,12 +10,16 @@ public protocol Service: Sendable {
     func shutdown() async
 }
 
-/// Whether a binary accepts work. `/readyz` reports it; it turns false while draining.
+/// Whether a binary accepts work. `/readyz` reports it; it turns false while draining, and while any added
+/// dependency check fails (e.g. no Kafka broker reachable).
 public final class Readiness: Sendable {
     private let ready = Atomic<Bool>(false)
+    private let checks = Mutex<[@Sendable () -> Bool]>([])
     public init() {}
-    public var isReady: Bool { ready.load(ordering: .acquiring) }
+    public var isReady: Bool { ready.load(ordering: .acquiring) && checks.withLock { $0.allSatisfy { $0() } } }
     public func set(_ value: Bool) { ready.store(value, ordering: .releasing) }
+    /// Adds a non-blocking check that must pass for the binary to be ready.
+    public func require(_ check: @escaping @Sendable () -> Bool) { checks.withLock { $0.append(check) } }
 }
 
 /// Runs services as children of one task group, like swift-service-lifecycle's group: they start in order; the

@@ -43,6 +43,7 @@ public enum ServiceMain {
             let kafka = KafkaConfiguration.fromEnvironment(environment)
             try await ensureStandardTopics(configuration: kafka, logger: logger, environment: environment)
             let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
+            readiness.require { producer.isAvailable }
             let context = ServiceContext(
                 name: name, environment: environment, logger: logger, readiness: readiness, kafka: kafka,
                 producer: producer, publisher: EventPublisher(producer: producer, logger: logger))

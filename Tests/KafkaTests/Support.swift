@@ -6,7 +6,11 @@ import TestSupport
 /// The test broker (the command that runs the tests starts DevBroker and sets `KAFKA_BROKERS`), with the
 /// development profile the mock broker needs.
 func testConfiguration() throws -> KafkaConfiguration {
-    KafkaConfiguration(brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true)
+    // The test stack's passthrough settings (KAFKA_CONFIG_*) apply here too.
+    var configuration = KafkaConfiguration.fromEnvironment(Environment())
+    configuration.brokers = try TestEnvironment.require("KAFKA_BROKERS")
+    configuration.isDevelopment = true
+    return configuration
 }
 
 let testLogger = Logger(label: "kafka-tests", level: .warning)

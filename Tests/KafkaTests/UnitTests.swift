@@ -104,7 +104,9 @@ struct ConfigurationTests {
         #expect(c.isDevelopment)
         let consumer = c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))
         #expect(consumer["fetch.wait.max.ms"] == "1")
-        #expect(consumer["session.timeout.ms"] == "6000")
+        #expect(consumer["session.timeout.ms"] == "1500")
+        #expect(consumer["partition.assignment.strategy"] == "cooperative-sticky")
+        #expect(consumer["group.instance.id"] == nil)
         #expect(consumer["max.poll.interval.ms"] == "7000")
         #expect(consumer["enable.auto.commit"] == "false")
         #expect(consumer["enable.auto.offset.store"] == "false")
@@ -126,6 +128,18 @@ struct ConfigurationTests {
         #expect(producer["linger.ms"] == nil)
         #expect(producer["socket.nagle.disable"] == "true")
         #expect(c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))["fetch.wait.max.ms"] == nil)
+    }
+
+    @Test func productionTimeoutsAndStaticMembership() {
+        let c = KafkaConfiguration.fromEnvironment(
+            Environment(["KAFKA_BROKERS": "k:9092", "KAFKA_GROUP_INSTANCE_ID": "identify-0"]))
+        let consumer = c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))
+        #expect(consumer["session.timeout.ms"] == "10000")
+        #expect(consumer["heartbeat.interval.ms"] == "1000")
+        #expect(consumer["partition.assignment.strategy"] == "cooperative-sticky")
+        #expect(consumer["group.instance.id"] == "identify-0")
+        // Readers (manual assignment, no group membership) never get a static identity.
+        #expect(c.librdkafkaProperties(for: .reader(groupId: "r"))["group.instance.id"] == nil)
     }
 
     @Test func bootstrapFileAndDefault() throws {

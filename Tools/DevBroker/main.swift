@@ -60,6 +60,8 @@ do {
     logger.error("mock cluster failed to start", ["error": "\(error)"])
     exit(1)
 }
+// Dev clients use a 1.5 s session timeout (fast failover); the mock's default 3 s first-join delay would expire them.
+let shortFirstJoin = cluster.setInitialRebalanceDelay(.milliseconds(100))
 if let bootstrapFile {
     do {
         try writeAtomically(cluster.bootstrapServers, to: bootstrapFile)
@@ -73,6 +75,7 @@ logger.info(
     "dev broker ready",
     [
         "kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
+        "librdkafka": .string(LibRdKafka.version), "short_first_join": .bool(shortFirstJoin),
         "path": .string(bootstrapFile ?? ""),
     ])
 

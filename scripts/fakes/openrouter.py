@@ -36,5 +36,6 @@ class Handler(BaseHTTPRequestHandler):
 
 
 ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer.request_queue_size = 1024  # hundreds of connections open at once under load
 server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
 server.serve_forever()

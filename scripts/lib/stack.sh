@@ -24,6 +24,46 @@ stack_install() {
   fi
 }
 
+# DevBroker alone runs on a newer librdkafka than the services (Debian's 2.0.2): the mock cluster of 2.16 is
+# far faster in the tail (docs/BENCHMARKS.md). It comes from the pinned PyPI wheel, cached under .stack/cache.
+# DEV_BROKER_WHEEL= (empty) forces Debian's.
+DEV_BROKER_WHEEL=${DEV_BROKER_WHEEL-confluent-kafka==2.16.1}
+
+# stack_dev_broker_libdir: prints a folder holding the wheel's librdkafka as librdkafka.so.1, fetching and
+# unpacking the wheel once; prints nothing (DevBroker then uses Debian's) when it cannot be had.
+stack_dev_broker_libdir() {
+  local cache lib
+  [ -n "$DEV_BROKER_WHEEL" ] || return 0
+  cache="$(pwd)/.stack/cache/${DEV_BROKER_WHEEL/==/-}"
+  if [ ! -e "$cache/lib/librdkafka.so.1" ]; then
+    mkdir -p "$cache/wheel" "$cache/lib"
+    if ! ls "$cache"/wheel/*.whl >/dev/null 2>&1; then
+      python3 -m pip download -q --timeout 15 --no-deps --only-binary=:all: "$DEV_BROKER_WHEEL" -d "$cache/wheel" \
+        >"$cache/pip.log" 2>&1 || { stack_log "no $DEV_BROKER_WHEEL wheel (see $cache/pip.log)"; return 0; }
+    fi
+    python3 - "$cache" <<'PY' || { stack_log "cannot unpack the $DEV_BROKER_WHEEL wheel"; return 0; }
+import glob, os, sys, zipfile
+cache = sys.argv[1]
+with zipfile.ZipFile(sorted(glob.glob(os.path.join(cache, "wheel", "*.whl")))[-1]) as wheel:
+    name = next(n for n in wheel.namelist() if n.startswith("confluent_kafka.libs/librdkafka-") and ".so" in n)
+    target = os.path.join(cache, "lib", os.path.basename(name))
+    with wheel.open(name) as src, open(target, "wb") as dst:
+        dst.write(src.read())
+link = os.path.join(cache, "lib", "librdkafka.so.1")
+if os.path.lexists(link):
+    os.remove(link)
+os.symlink(os.path.basename(target), link)
+PY
+  fi
+  lib="$cache/lib"
+  # Only a library that loads on this machine is used; otherwise DevBroker falls back to Debian's.
+  if python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).rd_kafka_version_str' "$lib/librdkafka.so.1" 2>/dev/null; then
+    echo "$lib"
+  else
+    stack_log "the $DEV_BROKER_WHEEL librdkafka does not load here; DevBroker uses Debian's"
+  fi
+}
+
 # A free TCP port on 127.0.0.1.
 stack_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -41,7 +81,15 @@ stack_start() {
   # caller means a real cluster: then nothing is started.
   if [ -z "${KAFKA_BROKERS:-}" ]; then
     rm -f "$STACK_DIR/kafka.bootstrap"
-    "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
+    local rdkafka_dir ld_path=${LD_LIBRARY_PATH:-}
+    rdkafka_dir=$(stack_dev_broker_libdir)
+    [ -z "$rdkafka_dir" ] || ld_path="$rdkafka_dir${ld_path:+:$ld_path}"
+    export MAPVEST_DEV_BROKER_LIBDIR=$rdkafka_dir  # tests that start a private DevBroker use it too
+    if [ -z "$rdkafka_dir" ]; then
+      # Debian's mock delays a group's first join 3 s: the dev profile's 1.5 s session would expire its members.
+      export KAFKA_CONFIG_SESSION_TIMEOUT_MS=6000 KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS=2000
+    fi
+    LD_LIBRARY_PATH="$ld_path" "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
     echo $! >"$STACK_DIR/broker.pid"
     for _ in $(seq 1 100); do [ -s "$STACK_DIR/kafka.bootstrap" ] && break; sleep 0.05; done
     [ -s "$STACK_DIR/kafka.bootstrap" ] || { stack_log "broker did not start; see $STACK_DIR/broker.log"; return 1; }

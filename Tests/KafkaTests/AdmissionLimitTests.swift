@@ -1,0 +1,95 @@
+import Messaging
+import Testing
+
+@Suite("Admission limit (no broker)")
+struct AdmissionLimitTests {
+    let start = ContinuousClock.now
+
+    @Test func admitsUpToTheCapAndRefusesTheRest() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 2, maximum: 3)
+        let admitted = (0..<4).map { _ in limit.acquire() }
+        #expect(admitted == [true, true, true, false])
+        limit.release(.failed, now: start)
+        let again = limit.acquire()
+        #expect(again)
+    }
+
+    @Test func aStandingQueueShrinksTheCapOncePerInterval() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 100)
+        let admitted = (0..<100).filter { _ in limit.acquire() }.count
+        #expect(admitted == 100)
+        // A whole interval of replies queued past the target (and a timeout): one decrease when it ends.
+        limit.release(.replied(queued: .milliseconds(80)), now: start)
+        limit.release(.replied(queued: .milliseconds(90)), now: start + .milliseconds(50))
+        #expect(limit.limit == 100)
+        limit.release(.timedOut, now: start + .milliseconds(100))
+        #expect(limit.limit == 80)
+        limit.release(.timedOut, now: start + .milliseconds(150))
+        limit.release(.timedOut, now: start + .milliseconds(200))
+        #expect(limit.limit == 64)
+        // Never below the minimum.
+        for step in 3..<40 { limit.release(.timedOut, now: start + .milliseconds(100 * step)) }
+        #expect(limit.limit == 4)
+        #expect(limit.inFlight == 58)
+        let refused = !limit.acquire()
+        #expect(refused)
+    }
+
+    @Test func oneSlowReplyAmongFastOnesIsJitterNotAQueue() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 100)
+        for _ in 0..<100 { _ = limit.acquire() }
+        for step in 0..<10 {
+            let at = start + .milliseconds(40 * step)
+            limit.release(.replied(queued: .milliseconds(300)), now: at)
+            limit.release(.replied(queued: .milliseconds(2)), now: at + .milliseconds(1))
+        }
+        #expect(limit.limit == 100)
+    }
+
+    @Test func onceTheQueueIsGoneDemandRaisesTheCapAtOnce() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 100)
+        for _ in 0..<100 { _ = limit.acquire() }
+        for step in 0..<20 { limit.release(.timedOut, now: start + .milliseconds(100 * step)) }
+        #expect(limit.isQueueing)
+        let capped = Int(limit.limit)
+        let refused = (0..<capped).filter { _ in !limit.acquire() }.count
+        #expect(refused > 0)
+        // A window of prompt replies: no standing queue, so the next requests over the cap are admitted.
+        limit.release(.replied(queued: .milliseconds(2)), now: start + .seconds(3))
+        limit.release(.replied(queued: .milliseconds(2)), now: start + .seconds(3) + .milliseconds(150))
+        #expect(!limit.isQueueing)
+        let admitted = (0..<10).filter { _ in limit.acquire() }.count
+        #expect(admitted == 10)
+    }
+
+    @Test func slowHandlersAreNotCongestionAndFastRepliesGrowTheCapBack() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 10)
+        let admitted = (0..<10).filter { _ in limit.acquire() }.count
+        #expect(admitted == 10)
+        limit.release(.timedOut, now: start)
+        limit.release(.timedOut, now: start + .milliseconds(100))
+        #expect(limit.limit == 8)
+        // A reply without a reported queueing delay (or a failure before the service) says nothing.
+        limit.release(.replied(queued: nil), now: start + .seconds(1))
+        limit.release(.failed, now: start + .seconds(1))
+        #expect(limit.limit == 8)
+        for _ in 0..<6 { limit.release(.replied(queued: .milliseconds(2)), now: start + .seconds(1)) }
+        #expect(limit.limit > 8)
+        #expect(limit.limit <= 10)
+    }
+
+    @Test func anIdleCapDoesNotGrow() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 100)
+        for _ in 0..<50 { _ = limit.acquire() }
+        limit.release(.timedOut, now: start)
+        limit.release(.timedOut, now: start + .milliseconds(100))
+        #expect(limit.limit == 80)
+        // One request at a time (far below half the cap): fast replies leave the cap where it is.
+        for _ in 0..<48 { limit.release(.failed, now: start) }
+        for _ in 0..<20 {
+            _ = limit.acquire()
+            limit.release(.replied(queued: .milliseconds(1)), now: start + .seconds(1))
+        }
+        #expect(limit.limit == 80)
+    }
+}
