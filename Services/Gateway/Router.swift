@@ -95,6 +95,9 @@ struct Router: Sendable {
         self.immediate = immediate
     }
 
+    /// Every route's method and template, in registration order.
+    var served: [(method: String, template: String)] { routes.map { ($0.route.method, $0.route.template) } }
+
     /// The immediate route for exactly this method and path, if any.
     func immediateRoute(method: String, path: String) -> Route? {
         immediate.isEmpty ? nil : immediate[method + " " + path]

@@ -40,6 +40,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes)
+    OpenAPIDocument.report(router, logger: logger)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)

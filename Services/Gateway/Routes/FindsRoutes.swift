@@ -14,9 +14,10 @@ struct FindsRoutes: Sendable {
         [
             Route("GET", "/v1/finds", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                let limit: Int
+                do throws(HTTPResponse) { limit = try Self.limit(context.request.head.query) } catch { return error }
                 return await caller.call(
-                    .identify, ListFindsCommand.name, key: userId,
-                    command: ListFindsCommand(userId: userId, limit: Self.limit(context.request.head.query["limit"])),
+                    .identify, ListFindsCommand.name, key: userId, command: ListFindsCommand(userId: userId, limit: limit),
                     budget: budget, requestId: context.requestId)
             },
             Route("POST", "/v1/finds", auth: .required) { context in
@@ -42,10 +43,9 @@ struct FindsRoutes: Sendable {
         ]
     }
 
-    /// `limit`: default 100, integer-truncated, clamped 1…200; non-numeric → 100.
-    static func limit(_ raw: String?) -> Int {
-        guard let raw, let value = Double(raw.trimmingCharacters(in: .whitespaces)), value.isFinite else { return 100 }
-        return min(200, max(1, Int(value.rounded(.towardZero))))
+    /// `limit`: default 100, integer-truncated, clamped 1…200; non-numeric → 100; not finite → 400.
+    static func limit(_ query: [String: String]) throws(HTTPResponse) -> Int {
+        try QueryNumbers(query).integer("limit", default: 100, range: 1...200)
     }
 
     /// 1…50 valid items; anything else is a 400 naming the first problem.

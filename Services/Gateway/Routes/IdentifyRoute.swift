@@ -86,10 +86,12 @@ struct IdentifyForm: Sendable {
             return .failure(Rejection(response: IdentifyRoute.tooLarge))
         }
 
+        let fields = parts.filter { $0.filename == nil && $0.name != "image" }
+        guard fields.allSatisfy({ RequestHeadCheck.isCleanText($0.data) }) else {
+            return .failure(Rejection(response: .error(400, "form fields must be UTF-8 without NUL characters")))
+        }
         func text(_ name: String) -> String? {
-            parts.first(where: { $0.name == name && $0.filename == nil }).flatMap {
-                String(validating: $0.data, as: UTF8.self)
-            }
+            fields.first(where: { $0.name == name }).flatMap { String(validating: $0.data, as: UTF8.self) }
         }
         return .success(
             IdentifyForm(

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPServer
+import Runtime
 
 /// `GET /v1/nearby` (CONTRACT.md §b.1): optional auth (a session only adds per-user `state`); answered by Nearby.
 struct NearbyRoute: Sendable {
@@ -9,8 +10,9 @@ struct NearbyRoute: Sendable {
 
     var route: Route {
         Route("GET", "/v1/nearby", auth: .optional) { context in
-            guard let command = Self.command(context.request.head.query, userId: context.caller.session?.userId) else {
-                return .error(400, "lat/lng required")
+            let command: NearbyCommand
+            do throws(HTTPResponse) { command = try Self.command(context.request.head.query, userId: context.caller.session?.userId) } catch {
+                return error
             }
             return await caller.call(
                 .nearby, NearbyCommand.name, key: Self.partitionKey(command), command: command, budget: budget,
@@ -18,24 +20,21 @@ struct NearbyRoute: Sendable {
         }
     }
 
-    /// `lat`/`lng` must be finite numbers in range; `radius` (metres, default 500, 1…50 000) and `limit` (default 25,
-    /// 1…100) fall back to their defaults when they are not positive numbers, as the contract does not reject them;
-    /// `zoom` is kept when it is a finite number.
-    static func command(_ query: [String: String], userId: String?) -> NearbyCommand? {
-        guard let location = LatLng.validated(lat: number(query["lat"]), lng: number(query["lng"])) else { return nil }
-        let radius = number(query["radius"]).flatMap { $0 > 0 ? min($0, 50_000) : nil } ?? 500
-        let limit = number(query["limit"]).flatMap { $0 >= 1 ? Int(min($0, 100).rounded(.towardZero)) : nil } ?? 25
+    /// `lat`/`lng` must be finite numbers in range (else 400 `lat/lng required`); `radius` (metres, default 500,
+    /// 1…50 000) and `limit` (default 25, 1…100) fall back to their defaults when they are not positive numbers, as the
+    /// contract does not reject them; `zoom` is kept (clamped to 0…30) when it is a number. A parameter that reads as
+    /// a number but is not finite (`1e400`) is a 400.
+    static func command(_ query: [String: String], userId: String?) throws(HTTPResponse) -> NearbyCommand {
+        let numbers = QueryNumbers(query)
+        let lat = try? numbers.double("lat"), lng = try? numbers.double("lng")
+        guard let location = LatLng.validated(lat: lat, lng: lng) else {
+            throw .error(400, "lat/lng required")
+        }
+        let radius = try numbers.double("radius").flatMap { $0 > 0 ? min($0, 50_000) : nil } ?? 500
+        let limit = try numbers.double("limit").flatMap { $0 >= 1 ? $0.clampedInt(1...100) : nil } ?? 25
+        let zoom = try numbers.double("zoom").map { min(30, max(0, $0)) }
         return NearbyCommand(
-            lat: location.lat, lng: location.lng, radius: max(1, radius), limit: limit, zoom: number(query["zoom"]),
-            userId: userId)
-    }
-
-    /// A finite number, or nil (missing, empty, not a number, infinite).
-    static func number(_ raw: String?) -> Double? {
-        guard let text = raw?.trimmingCharacters(in: .whitespaces), !text.isEmpty, let value = Double(text),
-            value.isFinite
-        else { return nil }
-        return value
+            lat: location.lat, lng: location.lng, radius: max(1, radius), limit: limit, zoom: zoom, userId: userId)
     }
 
     /// Requests for one area land on one partition, so one replica's single-flight covers a busy tile.

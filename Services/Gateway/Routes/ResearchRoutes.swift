@@ -20,7 +20,8 @@ struct ResearchRoutes: Sendable {
                     requestId: context.requestId)
             },
             Route("GET", "/v1/news", auth: .optional) { context in
-                guard let command = Self.news(context.request.head.query) else { return .error(400, "ticker required") }
+                let command: NewsCommand
+                do throws(HTTPResponse) { command = try Self.news(context.request.head.query) } catch { return error }
                 return await caller.call(
                     .rating, NewsCommand.name, key: command.ticker, command: command, budget: budget,
                     requestId: context.requestId)
@@ -44,13 +45,13 @@ struct ResearchRoutes: Sendable {
         return ticker
     }
 
-    /// `ticker` required (trimmed, upper-cased, at most 32 characters); `limit` default 6, 1…25; `materiality` a
-    /// level name in any case, anything else ignored.
-    static func news(_ query: [String: String]) -> NewsCommand? {
+    /// `ticker` required (trimmed, upper-cased, at most 32 characters); `limit` default 6, 1…25 (not finite → 400);
+    /// `materiality` a level name in any case, anything else ignored.
+    static func news(_ query: [String: String]) throws(HTTPResponse) -> NewsCommand {
         guard let ticker = query["ticker"]?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(),
             !ticker.isEmpty, ticker.count <= 32
-        else { return nil }
-        let limit = NearbyRoute.number(query["limit"]).map { Int(min(25, max(1, $0)).rounded(.towardZero)) } ?? 6
+        else { throw .error(400, "ticker required") }
+        let limit = try QueryNumbers(query).integer("limit", default: 6, range: 1...25)
         return NewsCommand(ticker: ticker, limit: limit, materiality: MaterialityLevel(query: query["materiality"]))
     }
 
@@ -66,6 +67,8 @@ struct ResearchRoutes: Sendable {
         let trimmed = body.q.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(trimmed.count) else { return nil }
         let q = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return SearchIntentCommand(q: q, lat: body.lat, lng: body.lng)
+        // A point out of range is dropped, as a missing one is.
+        let point = LatLng.validated(lat: body.lat, lng: body.lng)
+        return SearchIntentCommand(q: q, lat: point?.lat, lng: point?.lng)
     }
 }

@@ -1,0 +1,35 @@
+/// What the server refuses from the request head alone, before any handler runs (the edge's input rules):
+/// a NUL character or invalid UTF-8 in the target (raw or percent-decoded) or in a header value, and more query
+/// fields than any client sends. Each refusal is a 400 with the flat `{"error": …}` body.
+public enum RequestHeadCheck {
+    /// More `&`-separated query fields than this is a 400.
+    public static let maxQueryFields = 256
+
+    /// Why the raw request target (`path?query` bytes as received) is refused, or nil when it is acceptable.
+    public static func problem(target: [UInt8]) -> String? {
+        let questionMark = target.firstIndex(of: UInt8(ascii: "?"))
+        let path = target[..<(questionMark ?? target.endIndex)]
+        guard isCleanText(QueryString.decodedBytes(path, plusAsSpace: false)) else {
+            return "request path must be UTF-8 without NUL characters"
+        }
+        guard let questionMark else { return nil }
+        let query = target[(questionMark + 1)...]
+        var fields = 0
+        for field in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            fields += 1
+            if fields > maxQueryFields { return "too many query parameters (max \(maxQueryFields))" }
+            guard isCleanText(QueryString.decodedBytes(field, plusAsSpace: true)) else {
+                return "query parameters must be UTF-8 without NUL characters"
+            }
+        }
+        return nil
+    }
+
+    /// The refusal for a header value that is not UTF-8 or holds a NUL character.
+    public static let badHeader = "header values must be UTF-8 without NUL characters"
+
+    /// True when `bytes` are valid UTF-8 without a NUL.
+    public static func isCleanText<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        !bytes.contains(0) && String(validating: bytes, as: UTF8.self) != nil
+    }
+}
