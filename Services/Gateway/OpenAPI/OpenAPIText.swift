@@ -147,7 +147,7 @@ paths:
           content:
             application/yaml:
               schema:
-                type: string
+                type: object
         '400':
           description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
           content:
@@ -2289,6 +2289,7 @@ components:
       - items
       - provider
       - ts
+      - materiality
       properties:
         items:
           type: array
@@ -2339,6 +2340,7 @@ components:
           - noise
           - minor
           - material
+          nullable: true
     PushCurrentDeviceRevocationRequest:
       type: object
       properties:
