@@ -3,7 +3,8 @@
 
 # Debian packages the build, the services and the tests need.
 MAPVEST_PACKAGES=(librdkafka-dev libpq-dev libcurl4-openssl-dev libhiredis-dev libmicrohttpd-dev libssl-dev
-  postgresql redis-server kcat tesseract-ocr tesseract-ocr-eng libtesseract-dev imagemagick fonts-dejavu-core)
+  postgresql redis-server kcat tesseract-ocr tesseract-ocr-eng libtesseract-dev imagemagick fonts-dejavu-core
+  python3-venv curl)
 
 stack_log() { printf '[stack] %s\n' "$*" >&2; }
 
