@@ -18,7 +18,7 @@ py_edge_venv() {
 # Needs the stack of stack_start (KAFKA_BROKERS, POSTGRES_URL, REDIS_URL exported). Upstreams are loopback fakes
 # (BenchNearbyRating fakes); the gateway runs with limits off so the limiter's 429s do not hide the routes.
 # Checks: no 5xx but the documented 502/503/504 of a failed upstream or budget, every status documented, every
-# body and content type as documented. Bounded: API_TRIAL_EXAMPLES examples per operation (default 12) and
+# body and content type as documented. Bounded: API_TRIAL_EXAMPLES examples per operation (default 25) and
 # API_TRIAL_SECONDS for the whole run (default 150). Returns non-zero on any finding; logs under .stack/api-trial.
 py_edge_api_trial() {
   local bin=$1 dir=.stack/api-trial bindir
@@ -55,7 +55,7 @@ py_edge_api_trial() {
   done
   timeout "${API_TRIAL_SECONDS:-150}" "$bindir/schemathesis" run docs/openapi.yaml --url "$base" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-    --max-examples "${API_TRIAL_EXAMPLES:-12}" --phases examples,coverage,fuzzing --max-response-time 10 \
+    --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --max-response-time 10 \
     --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
     --seed 20261201 --report junit --report-dir "$dir" >"$dir/schemathesis.log" 2>&1 || status=$?
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

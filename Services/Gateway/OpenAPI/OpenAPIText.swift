@@ -1518,6 +1518,24 @@ components:
       scheme: bearer
       bearerFormat: JWT
   schemas:
+    Brand:
+      type: object
+      properties:
+        name:
+          type: string
+        parent:
+          type: string
+        isPublic:
+          type: boolean
+        ticker:
+          $ref: '#/components/schemas/Ticker'
+        sector:
+          type: string
+        logo:
+          type: string
+      required:
+      - name
+      - isPublic
     CodeRequest:
       type: object
       required:
@@ -1529,6 +1547,29 @@ components:
         code:
           type: string
           pattern: ^[0-9]{4,8}$
+    Comparable:
+      type: object
+      properties:
+        ticker:
+          type: string
+        name:
+          type: string
+        score:
+          type: number
+          minimum: 0
+          maximum: 1
+        reasoning:
+          type: string
+        sources:
+          type: array
+          items:
+            $ref: '#/components/schemas/Source'
+      required:
+      - ticker
+      - name
+      - score
+      - reasoning
+      - sources
     ConfigResponse:
       type: object
       required:
@@ -1547,49 +1588,60 @@ components:
               type: boolean
         version:
           type: string
+    DexRarity:
+      type: string
+      enum:
+      - common
+      - uncommon
+      - rare
+      - legendary
+    DexRarityCounts:
+      type: object
+      properties:
+        common:
+          type: number
+        uncommon:
+          type: number
+        rare:
+          type: number
+        legendary:
+          type: number
+      required:
+      - common
+      - uncommon
+      - rare
+      - legendary
     DexResponse:
       type: object
       properties:
         sectors:
           type: array
           items:
-            type: object
-            properties:
-              sector:
-                type: string
-              found:
-                type: number
-              total:
-                type: number
-            required:
-            - sector
-            - found
-            - total
+            $ref: '#/components/schemas/DexSector'
         tilesVisited:
           type: number
         totalFinds:
           type: number
         rarityCounts:
-          type: object
-          properties:
-            common:
-              type: number
-            uncommon:
-              type: number
-            rare:
-              type: number
-            legendary:
-              type: number
-          required:
-          - common
-          - uncommon
-          - rare
-          - legendary
+          $ref: '#/components/schemas/DexRarityCounts'
       required:
       - sectors
       - tilesVisited
       - totalFinds
       - rarityCounts
+    DexSector:
+      type: object
+      properties:
+        sector:
+          type: string
+        found:
+          type: number
+        total:
+          type: number
+      required:
+      - sector
+      - found
+      - total
     EmailRequest:
       type: object
       required:
@@ -1604,50 +1656,65 @@ components:
           type: string
       required:
       - error
+    EtfExposure:
+      type: object
+      properties:
+        ticker:
+          type: string
+        name:
+          type: string
+        weight:
+          type: number
+          minimum: 0
+          maximum: 1
+        source:
+          $ref: '#/components/schemas/Source'
+      required:
+      - ticker
+      - name
+      - weight
+      - source
+    Find:
+      type: object
+      properties:
+        id:
+          type: string
+        brand:
+          type: string
+        ticker:
+          type: string
+        isPublic:
+          type: boolean
+        comparable:
+          type: string
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+        lat:
+          type: number
+        lng:
+          type: number
+        foundPrice:
+          type: number
+        createdAt:
+          type: string
+        rarity:
+          $ref: '#/components/schemas/DexRarity'
+      required:
+      - id
+      - brand
+      - confidence
+      - createdAt
     FindsResponse:
       type: object
       properties:
         finds:
           type: array
           items:
-            type: object
-            properties:
-              id:
-                type: string
-              brand:
-                type: string
-              ticker:
-                type: string
-              isPublic:
-                type: boolean
-              comparable:
-                type: string
-              confidence:
-                type: string
-                enum:
-                - high
-                - medium
-                - low
-              lat:
-                type: number
-              lng:
-                type: number
-              foundPrice:
-                type: number
-              createdAt:
-                type: string
-              rarity:
-                type: string
-                enum:
-                - common
-                - uncommon
-                - rare
-                - legendary
-            required:
-            - id
-            - brand
-            - confidence
-            - createdAt
+            $ref: '#/components/schemas/Find'
         count:
           type: number
       required:
@@ -1678,298 +1745,110 @@ components:
       type: object
       properties:
         identification:
-          type: object
-          properties:
-            visibleText:
-              type: array
-              items:
-                type: string
-              default: []
-            detected:
-              type: array
-              items:
-                type: object
-                properties:
-                  brand:
-                    type: string
-                  product:
-                    type: string
-                  sector:
-                    type: string
-                  confidence:
-                    type: string
-                    enum:
-                    - high
-                    - medium
-                    - low
-                required:
-                - confidence
-            location:
-              type: object
-              properties:
-                lat:
-                  type: number
-                  minimum: -90
-                  maximum: 90
-                lng:
-                  type: number
-                  minimum: -180
-                  maximum: 180
-              required:
-              - lat
-              - lng
-            modelUsed:
-              type: string
-          required:
-          - detected
-          - modelUsed
+          $ref: '#/components/schemas/PhotoIdentification'
         investables:
           type: array
           items:
-            type: object
-            properties:
-              brand:
-                type: object
-                properties:
-                  name:
-                    type: string
-                  parent:
-                    type: string
-                  isPublic:
-                    type: boolean
-                  ticker:
-                    type: object
-                    properties:
-                      symbol:
-                        type: string
-                      exchange:
-                        type: string
-                      parent:
-                        type: string
-                    required:
-                    - symbol
-                  sector:
-                    type: string
-                  logo:
-                    type: string
-                required:
-                - name
-                - isPublic
-              comparables:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    ticker:
-                      type: string
-                    name:
-                      type: string
-                    score:
-                      type: number
-                      minimum: 0
-                      maximum: 1
-                    reasoning:
-                      type: string
-                    sources:
-                      type: array
-                      items:
-                        type: object
-                        properties:
-                          provider:
-                            type: string
-                            enum:
-                            - exa
-                            - openrouter
-                            - gemini
-                            - massive
-                            - yahoo
-                            - polygon
-                            - sec
-                            - fred
-                            - manual
-                          url:
-                            type: string
-                          fetchedAt:
-                            type: string
-                          confidence:
-                            type: string
-                            enum:
-                            - high
-                            - medium
-                            - low
-                        required:
-                        - provider
-                        - fetchedAt
-                        - confidence
-                  required:
-                  - ticker
-                  - name
-                  - score
-                  - reasoning
-                  - sources
-                default: []
-              etfs:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    ticker:
-                      type: string
-                    name:
-                      type: string
-                    weight:
-                      type: number
-                      minimum: 0
-                      maximum: 1
-                    source:
-                      type: object
-                      properties:
-                        provider:
-                          type: string
-                          enum:
-                          - exa
-                          - openrouter
-                          - gemini
-                          - massive
-                          - yahoo
-                          - polygon
-                          - sec
-                          - fred
-                          - manual
-                        url:
-                          type: string
-                        fetchedAt:
-                          type: string
-                        confidence:
-                          type: string
-                          enum:
-                          - high
-                          - medium
-                          - low
-                      required:
-                      - provider
-                      - fetchedAt
-                      - confidence
-                  required:
-                  - ticker
-                  - name
-                  - weight
-                  - source
-                default: []
-              confidence:
-                type: string
-                enum:
-                - high
-                - medium
-                - low
-              sources:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    provider:
-                      type: string
-                      enum:
-                      - exa
-                      - openrouter
-                      - gemini
-                      - massive
-                      - yahoo
-                      - polygon
-                      - sec
-                      - fred
-                      - manual
-                    url:
-                      type: string
-                    fetchedAt:
-                      type: string
-                    confidence:
-                      type: string
-                      enum:
-                      - high
-                      - medium
-                      - low
-                  required:
-                  - provider
-                  - fetchedAt
-                  - confidence
-              quote:
-                type: object
-                properties:
-                  symbol:
-                    type: string
-                  price:
-                    type: number
-                  change:
-                    type: number
-                  changePct:
-                    type: number
-                  currency:
-                    type: string
-                  ts:
-                    type: string
-                  disclaimer:
-                    type: string
-                  name:
-                    type: string
-                  provider:
-                    type: string
-                    enum:
-                    - massive
-                    - yahoo
-                  freshness:
-                    type: string
-                    enum:
-                    - real-time
-                    - delayed
-                    - end-of-day
-                    - unknown
-                required:
-                - symbol
-                - price
-                - change
-                - changePct
-                - currency
-                - ts
-                - disclaimer
-              rarity:
-                type: string
-                enum:
-                - common
-                - uncommon
-                - rare
-                - legendary
-              verdict:
-                type: object
-                properties:
-                  exposure:
-                    type: string
-                    enum:
-                    - direct
-                    - parent
-                    - proxy
-                    - none
-                  probability:
-                    type: number
-                    minimum: 0
-                    maximum: 1
-                  worth_a_look:
-                    type: number
-                    minimum: 0
-                    maximum: 1
-                  watchlisted:
-                    type: boolean
-                required:
-                - exposure
-                - probability
-                - worth_a_look
-            required:
-            - brand
-            - confidence
-            - sources
+            $ref: '#/components/schemas/Investable'
       required:
       - identification
       - investables
+    Investable:
+      type: object
+      properties:
+        brand:
+          $ref: '#/components/schemas/Brand'
+        comparables:
+          type: array
+          items:
+            $ref: '#/components/schemas/Comparable'
+          default: []
+        etfs:
+          type: array
+          items:
+            $ref: '#/components/schemas/EtfExposure'
+          default: []
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+        sources:
+          type: array
+          items:
+            $ref: '#/components/schemas/Source'
+        quote:
+          type: object
+          properties:
+            symbol:
+              type: string
+            price:
+              type: number
+            change:
+              type: number
+            changePct:
+              type: number
+            currency:
+              type: string
+            ts:
+              type: string
+            disclaimer:
+              type: string
+            name:
+              type: string
+            provider:
+              type: string
+              enum:
+              - massive
+              - yahoo
+            freshness:
+              type: string
+              enum:
+              - real-time
+              - delayed
+              - end-of-day
+              - unknown
+          required:
+          - symbol
+          - price
+          - change
+          - changePct
+          - currency
+          - ts
+          - disclaimer
+        rarity:
+          $ref: '#/components/schemas/DexRarity'
+        verdict:
+          $ref: '#/components/schemas/InvestableVerdict'
+      required:
+      - brand
+      - confidence
+      - sources
+    InvestableVerdict:
+      type: object
+      properties:
+        exposure:
+          type: string
+          enum:
+          - direct
+          - parent
+          - proxy
+          - none
+        probability:
+          type: number
+          minimum: 0
+          maximum: 1
+        worth_a_look:
+          type: number
+          minimum: 0
+          maximum: 1
+        watchlisted:
+          type: boolean
+      required:
+      - exposure
+      - probability
+      - worth_a_look
     LatLng:
       type: object
       properties:
@@ -1994,293 +1873,43 @@ components:
           type: string
         expiresAt:
           type: string
+    NearbyItem:
+      type: object
+      properties:
+        place:
+          type: object
+          properties:
+            id:
+              type: string
+            name:
+              type: string
+            location:
+              $ref: '#/components/schemas/LatLng'
+            types:
+              type: array
+              items:
+                type: string
+              default: []
+          required:
+          - id
+          - name
+          - location
+        investable:
+          $ref: '#/components/schemas/Investable'
+        state:
+          type: string
+          enum:
+          - seen
+          - captured
+      required:
+      - place
     NearbyResponse:
       type: object
       properties:
         items:
           type: array
           items:
-            type: object
-            properties:
-              place:
-                type: object
-                properties:
-                  id:
-                    type: string
-                  name:
-                    type: string
-                  location:
-                    type: object
-                    properties:
-                      lat:
-                        type: number
-                        minimum: -90
-                        maximum: 90
-                      lng:
-                        type: number
-                        minimum: -180
-                        maximum: 180
-                    required:
-                    - lat
-                    - lng
-                  types:
-                    type: array
-                    items:
-                      type: string
-                    default: []
-                required:
-                - id
-                - name
-                - location
-              investable:
-                type: object
-                properties:
-                  brand:
-                    type: object
-                    properties:
-                      name:
-                        type: string
-                      parent:
-                        type: string
-                      isPublic:
-                        type: boolean
-                      ticker:
-                        type: object
-                        properties:
-                          symbol:
-                            type: string
-                          exchange:
-                            type: string
-                          parent:
-                            type: string
-                        required:
-                        - symbol
-                      sector:
-                        type: string
-                      logo:
-                        type: string
-                    required:
-                    - name
-                    - isPublic
-                  comparables:
-                    type: array
-                    items:
-                      type: object
-                      properties:
-                        ticker:
-                          type: string
-                        name:
-                          type: string
-                        score:
-                          type: number
-                          minimum: 0
-                          maximum: 1
-                        reasoning:
-                          type: string
-                        sources:
-                          type: array
-                          items:
-                            type: object
-                            properties:
-                              provider:
-                                type: string
-                                enum:
-                                - exa
-                                - openrouter
-                                - gemini
-                                - massive
-                                - yahoo
-                                - polygon
-                                - sec
-                                - fred
-                                - manual
-                              url:
-                                type: string
-                              fetchedAt:
-                                type: string
-                              confidence:
-                                type: string
-                                enum:
-                                - high
-                                - medium
-                                - low
-                            required:
-                            - provider
-                            - fetchedAt
-                            - confidence
-                      required:
-                      - ticker
-                      - name
-                      - score
-                      - reasoning
-                      - sources
-                    default: []
-                  etfs:
-                    type: array
-                    items:
-                      type: object
-                      properties:
-                        ticker:
-                          type: string
-                        name:
-                          type: string
-                        weight:
-                          type: number
-                          minimum: 0
-                          maximum: 1
-                        source:
-                          type: object
-                          properties:
-                            provider:
-                              type: string
-                              enum:
-                              - exa
-                              - openrouter
-                              - gemini
-                              - massive
-                              - yahoo
-                              - polygon
-                              - sec
-                              - fred
-                              - manual
-                            url:
-                              type: string
-                            fetchedAt:
-                              type: string
-                            confidence:
-                              type: string
-                              enum:
-                              - high
-                              - medium
-                              - low
-                          required:
-                          - provider
-                          - fetchedAt
-                          - confidence
-                      required:
-                      - ticker
-                      - name
-                      - weight
-                      - source
-                    default: []
-                  confidence:
-                    type: string
-                    enum:
-                    - high
-                    - medium
-                    - low
-                  sources:
-                    type: array
-                    items:
-                      type: object
-                      properties:
-                        provider:
-                          type: string
-                          enum:
-                          - exa
-                          - openrouter
-                          - gemini
-                          - massive
-                          - yahoo
-                          - polygon
-                          - sec
-                          - fred
-                          - manual
-                        url:
-                          type: string
-                        fetchedAt:
-                          type: string
-                        confidence:
-                          type: string
-                          enum:
-                          - high
-                          - medium
-                          - low
-                      required:
-                      - provider
-                      - fetchedAt
-                      - confidence
-                  quote:
-                    type: object
-                    properties:
-                      symbol:
-                        type: string
-                      price:
-                        type: number
-                      change:
-                        type: number
-                      changePct:
-                        type: number
-                      currency:
-                        type: string
-                      ts:
-                        type: string
-                      disclaimer:
-                        type: string
-                      name:
-                        type: string
-                      provider:
-                        type: string
-                        enum:
-                        - massive
-                        - yahoo
-                      freshness:
-                        type: string
-                        enum:
-                        - real-time
-                        - delayed
-                        - end-of-day
-                        - unknown
-                    required:
-                    - symbol
-                    - price
-                    - change
-                    - changePct
-                    - currency
-                    - ts
-                    - disclaimer
-                  rarity:
-                    type: string
-                    enum:
-                    - common
-                    - uncommon
-                    - rare
-                    - legendary
-                  verdict:
-                    type: object
-                    properties:
-                      exposure:
-                        type: string
-                        enum:
-                        - direct
-                        - parent
-                        - proxy
-                        - none
-                      probability:
-                        type: number
-                        minimum: 0
-                        maximum: 1
-                      worth_a_look:
-                        type: number
-                        minimum: 0
-                        maximum: 1
-                      watchlisted:
-                        type: boolean
-                    required:
-                    - exposure
-                    - probability
-                    - worth_a_look
-                required:
-                - brand
-                - confidence
-                - sources
-              state:
-                type: string
-                enum:
-                - seen
-                - captured
-            required:
-            - place
+            $ref: '#/components/schemas/NearbyItem'
       required:
       - items
     NewsResponse:
@@ -2341,6 +1970,40 @@ components:
           - minor
           - material
           nullable: true
+    PhotoIdentification:
+      type: object
+      properties:
+        visibleText:
+          type: array
+          items:
+            type: string
+          default: []
+        detected:
+          type: array
+          items:
+            type: object
+            properties:
+              brand:
+                type: string
+              product:
+                type: string
+              sector:
+                type: string
+              confidence:
+                type: string
+                enum:
+                - high
+                - medium
+                - low
+            required:
+            - confidence
+        location:
+          $ref: '#/components/schemas/LatLng'
+        modelUsed:
+          type: string
+      required:
+      - detected
+      - modelUsed
     PushCurrentDeviceRevocationRequest:
       type: object
       properties:
@@ -2454,42 +2117,73 @@ components:
             maxLength: 128
         required:
         - tokenId
+    PushPreferences:
+      type: object
+      properties:
+        notifications_enabled:
+          type: boolean
+        daily_brief:
+          type: boolean
+        local_brief:
+          type: boolean
+        price_alerts:
+          type: boolean
+        memo_finished:
+          type: boolean
+        agent_response:
+          type: boolean
+        identify_done:
+          type: boolean
+        watchlist_mover:
+          type: boolean
+        find_evolution:
+          type: boolean
+        uncaught_nearby:
+          type: boolean
+        last_lat:
+          type: number
+        last_lng:
+          type: number
+        last_location_at:
+          type: string
+        last_sent:
+          type: object
+          additionalProperties:
+            type: string
+    PushPreferencesPatch:
+      type: object
+      properties:
+        notifications_enabled:
+          type: boolean
+        daily_brief:
+          type: boolean
+        local_brief:
+          type: boolean
+        price_alerts:
+          type: boolean
+        memo_finished:
+          type: boolean
+        agent_response:
+          type: boolean
+        identify_done:
+          type: boolean
+        watchlist_mover:
+          type: boolean
+        find_evolution:
+          type: boolean
+        uncaught_nearby:
+          type: boolean
+        last_lat:
+          type: number
+        last_lng:
+          type: number
+        last_location_at:
+          type: string
     PushPreferencesReadResponse:
       type: object
       properties:
         prefs:
-          type: object
-          properties:
-            notifications_enabled:
-              type: boolean
-            daily_brief:
-              type: boolean
-            local_brief:
-              type: boolean
-            price_alerts:
-              type: boolean
-            memo_finished:
-              type: boolean
-            agent_response:
-              type: boolean
-            identify_done:
-              type: boolean
-            watchlist_mover:
-              type: boolean
-            find_evolution:
-              type: boolean
-            uncaught_nearby:
-              type: boolean
-            last_lat:
-              type: number
-            last_lng:
-              type: number
-            last_location_at:
-              type: string
-            last_sent:
-              type: object
-              additionalProperties:
-                type: string
+          $ref: '#/components/schemas/PushPreferences'
         tokenId:
           type: string
           minLength: 1
@@ -2506,34 +2200,7 @@ components:
           minLength: 1
           maxLength: 128
         prefs:
-          type: object
-          properties:
-            notifications_enabled:
-              type: boolean
-            daily_brief:
-              type: boolean
-            local_brief:
-              type: boolean
-            price_alerts:
-              type: boolean
-            memo_finished:
-              type: boolean
-            agent_response:
-              type: boolean
-            identify_done:
-              type: boolean
-            watchlist_mover:
-              type: boolean
-            find_evolution:
-              type: boolean
-            uncaught_nearby:
-              type: boolean
-            last_lat:
-              type: number
-            last_lng:
-              type: number
-            last_location_at:
-              type: string
+          $ref: '#/components/schemas/PushPreferencesPatch'
       required:
       - tokenId
       - prefs
@@ -2541,38 +2208,7 @@ components:
       type: object
       properties:
         prefs:
-          type: object
-          properties:
-            notifications_enabled:
-              type: boolean
-            daily_brief:
-              type: boolean
-            local_brief:
-              type: boolean
-            price_alerts:
-              type: boolean
-            memo_finished:
-              type: boolean
-            agent_response:
-              type: boolean
-            identify_done:
-              type: boolean
-            watchlist_mover:
-              type: boolean
-            find_evolution:
-              type: boolean
-            uncaught_nearby:
-              type: boolean
-            last_lat:
-              type: number
-            last_lng:
-              type: number
-            last_location_at:
-              type: string
-            last_sent:
-              type: object
-              additionalProperties:
-                type: string
+          $ref: '#/components/schemas/PushPreferences'
       required:
       - prefs
     PushRegistrationRequest:
@@ -2599,38 +2235,7 @@ components:
           minLength: 1
           maxLength: 128
         prefs:
-          type: object
-          properties:
-            notifications_enabled:
-              type: boolean
-            daily_brief:
-              type: boolean
-            local_brief:
-              type: boolean
-            price_alerts:
-              type: boolean
-            memo_finished:
-              type: boolean
-            agent_response:
-              type: boolean
-            identify_done:
-              type: boolean
-            watchlist_mover:
-              type: boolean
-            find_evolution:
-              type: boolean
-            uncaught_nearby:
-              type: boolean
-            last_lat:
-              type: number
-            last_lng:
-              type: number
-            last_location_at:
-              type: string
-            last_sent:
-              type: object
-              additionalProperties:
-                type: string
+          $ref: '#/components/schemas/PushPreferences'
       required:
       - id
       - prefs
@@ -2660,6 +2265,45 @@ components:
       - code
       - remaining
       - limit
+    RatingDriver:
+      type: object
+      properties:
+        name:
+          type: string
+          enum:
+          - valuation
+          - momentum
+          - fundamentals
+          - narrative
+          - macro
+          - local_demand
+          - peer_forecast
+        direction:
+          type: string
+          enum:
+          - up
+          - down
+          - flat
+        weight:
+          type: number
+          minimum: 0
+          maximum: 1
+      required:
+      - name
+      - direction
+      - weight
+    RatingEvidence:
+      type: object
+      properties:
+        source:
+          type: string
+        summary:
+          type: string
+        ref:
+          type: string
+      required:
+      - source
+      - summary
     RatingResponse:
       type: object
       properties:
@@ -2737,46 +2381,11 @@ components:
         drivers:
           type: array
           items:
-            type: object
-            properties:
-              name:
-                type: string
-                enum:
-                - valuation
-                - momentum
-                - fundamentals
-                - narrative
-                - macro
-                - local_demand
-                - peer_forecast
-              direction:
-                type: string
-                enum:
-                - up
-                - down
-                - flat
-              weight:
-                type: number
-                minimum: 0
-                maximum: 1
-            required:
-            - name
-            - direction
-            - weight
+            $ref: '#/components/schemas/RatingDriver'
         evidence:
           type: array
           items:
-            type: object
-            properties:
-              source:
-                type: string
-              summary:
-                type: string
-              ref:
-                type: string
-            required:
-            - source
-            - summary
+            $ref: '#/components/schemas/RatingEvidence'
         inputs_used:
           type: array
           items:
@@ -2803,50 +2412,52 @@ components:
       properties:
         ready:
           type: boolean
+    RecordFindInput:
+      type: object
+      properties:
+        brand:
+          type: string
+          minLength: 1
+          maxLength: 200
+        ticker:
+          type: string
+          minLength: 1
+          maxLength: 32
+        isPublic:
+          type: boolean
+        comparable:
+          type: string
+          minLength: 1
+          maxLength: 32
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+        lat:
+          type: number
+          minimum: -90
+          maximum: 90
+        lng:
+          type: number
+          minimum: -180
+          maximum: 180
+        foundPrice:
+          type: number
+        createdAt:
+          type: string
+          minLength: 1
+      required:
+      - brand
+      - confidence
     RecordFindsRequest:
       type: object
       properties:
         finds:
           type: array
           items:
-            type: object
-            properties:
-              brand:
-                type: string
-                minLength: 1
-                maxLength: 200
-              ticker:
-                type: string
-                minLength: 1
-                maxLength: 32
-              isPublic:
-                type: boolean
-              comparable:
-                type: string
-                minLength: 1
-                maxLength: 32
-              confidence:
-                type: string
-                enum:
-                - high
-                - medium
-                - low
-              lat:
-                type: number
-                minimum: -90
-                maximum: 90
-              lng:
-                type: number
-                minimum: -180
-                maximum: 180
-              foundPrice:
-                type: number
-              createdAt:
-                type: string
-                minLength: 1
-            required:
-            - brand
-            - confidence
+            $ref: '#/components/schemas/RecordFindInput'
           minItems: 1
           maxItems: 50
       required:
@@ -2864,131 +2475,15 @@ components:
       type: object
       properties:
         brand:
-          type: object
-          properties:
-            name:
-              type: string
-            parent:
-              type: string
-            isPublic:
-              type: boolean
-            ticker:
-              type: object
-              properties:
-                symbol:
-                  type: string
-                exchange:
-                  type: string
-                parent:
-                  type: string
-              required:
-              - symbol
-            sector:
-              type: string
-            logo:
-              type: string
-          required:
-          - name
-          - isPublic
+          $ref: '#/components/schemas/Brand'
         comparables:
           type: array
           items:
-            type: object
-            properties:
-              ticker:
-                type: string
-              name:
-                type: string
-              score:
-                type: number
-                minimum: 0
-                maximum: 1
-              reasoning:
-                type: string
-              sources:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    provider:
-                      type: string
-                      enum:
-                      - exa
-                      - openrouter
-                      - gemini
-                      - massive
-                      - yahoo
-                      - polygon
-                      - sec
-                      - fred
-                      - manual
-                    url:
-                      type: string
-                    fetchedAt:
-                      type: string
-                    confidence:
-                      type: string
-                      enum:
-                      - high
-                      - medium
-                      - low
-                  required:
-                  - provider
-                  - fetchedAt
-                  - confidence
-            required:
-            - ticker
-            - name
-            - score
-            - reasoning
-            - sources
+            $ref: '#/components/schemas/Comparable'
         etfs:
           type: array
           items:
-            type: object
-            properties:
-              ticker:
-                type: string
-              name:
-                type: string
-              weight:
-                type: number
-                minimum: 0
-                maximum: 1
-              source:
-                type: object
-                properties:
-                  provider:
-                    type: string
-                    enum:
-                    - exa
-                    - openrouter
-                    - gemini
-                    - massive
-                    - yahoo
-                    - polygon
-                    - sec
-                    - fred
-                    - manual
-                  url:
-                    type: string
-                  fetchedAt:
-                    type: string
-                  confidence:
-                    type: string
-                    enum:
-                    - high
-                    - medium
-                    - low
-                required:
-                - provider
-                - fetchedAt
-                - confidence
-            required:
-            - ticker
-            - name
-            - weight
-            - source
+            $ref: '#/components/schemas/EtfExposure'
       required:
       - brand
       - comparables
@@ -3094,6 +2589,35 @@ components:
           $ref: '#/components/schemas/Session'
         user:
           $ref: '#/components/schemas/User'
+    Source:
+      type: object
+      properties:
+        provider:
+          type: string
+          enum:
+          - exa
+          - openrouter
+          - gemini
+          - massive
+          - yahoo
+          - polygon
+          - sec
+          - fred
+          - manual
+        url:
+          type: string
+        fetchedAt:
+          type: string
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+      required:
+      - provider
+      - fetchedAt
+      - confidence
     StatusResponse:
       type: object
       required:
@@ -3101,6 +2625,17 @@ components:
       properties:
         status:
           type: string
+    Ticker:
+      type: object
+      properties:
+        symbol:
+          type: string
+        exchange:
+          type: string
+        parent:
+          type: string
+      required:
+      - symbol
     TokenRequest:
       type: object
       required:
