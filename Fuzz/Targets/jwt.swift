@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Runtime
 
 /// Fuzz target `jwt`: session tokens. The input as a raw token (format, algorithm and signature checks), and the
 /// input as the claims of a correctly signed token (claims decoding, purpose and expiry checks past the signature).
@@ -14,8 +15,8 @@ func fuzzJWT(_ bytes: [UInt8]) {
     let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
     let input = header + "." + Base64URL.encode(bytes)
     let signed = input + "." + Base64URL.encode(Digest.hmacSHA256(key: FuzzTokens.key, message: Array(input.utf8)))
-    _ = try? tokens.verifySession(signed)
-    _ = try? tokens.verifyExpiredSession(signed)
+    if let session = try? tokens.verifySession(signed) { _ = Timestamp.iso8601(session.expiresAt) }
+    if let expired = try? tokens.verifyExpiredSession(signed) { _ = Timestamp.iso8601(expired.expiredAt) }
     _ = try? tokens.verifyMagic(signed)
 }
 

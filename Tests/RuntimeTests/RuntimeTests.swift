@@ -106,4 +106,10 @@ struct NumbersTests {
         #expect(Double.infinity.clampedInt(1...200) == nil)
         #expect(Double.nan.clampedInt(1...200) == nil)
     }
+
+    @Test func timestampsOfHugeDatesDoNotTrap() {
+        #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: 9e18)).isEmpty)
+        #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: -9e18)).isEmpty)
+        #expect(!Timestamp.iso8601(.distantFuture).isEmpty)
+    }
 }
