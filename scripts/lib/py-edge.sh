@@ -21,8 +21,9 @@ py_edge_venv() {
 # body and content type as documented. Bounded: API_TRIAL_EXAMPLES examples per operation (default 25) and
 # API_TRIAL_SECONDS for the whole run (default 150). Returns non-zero on any finding; logs under .stack/api-trial.
 py_edge_api_trial() {
-  local bin=$1 dir=.stack/api-trial bindir
-  bindir=$(py_edge_venv)
+  local bin=$1 dir=.stack/api-trial bindir root
+  root=$(pwd)
+  bindir=$root/$(py_edge_venv)
   rm -rf "$dir" && mkdir -p "$dir"
   local pids=() status=0
   "$bin/BenchNearbyRating" fakes 5 "$dir/fakes.env" 2>"$dir/fakes.log" & pids+=($!)
@@ -53,11 +54,12 @@ py_edge_api_trial() {
       && curl -fs -o /dev/null -H "Authorization: Bearer $token" "$base/v1/push/prefs?tokenId=warm" && break
     sleep 0.5
   done
-  timeout "${API_TRIAL_SECONDS:-150}" "$bindir/schemathesis" run docs/openapi.yaml --url "$base" \
+  # From inside $dir, so schemathesis's and Hypothesis's own caches land there, not in the work tree.
+  (cd "$dir" && timeout "${API_TRIAL_SECONDS:-150}" "$bindir/schemathesis" run "$root/docs/openapi.yaml" --url "$base" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --max-response-time 10 \
     --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
-    --seed 20261201 --report junit --report-dir "$dir" >"$dir/schemathesis.log" 2>&1 || status=$?
+    --seed 20261201 --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "$status" -ne 0 ]; then
