@@ -23,17 +23,9 @@ paths:
               schema:
                 $ref: '#/components/schemas/HealthResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /v1/config:
     get:
       summary: Feature flags and version
@@ -47,17 +39,9 @@ paths:
               schema:
                 $ref: '#/components/schemas/ConfigResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /healthz:
     get:
       summary: Process alive
@@ -71,17 +55,9 @@ paths:
               schema:
                 $ref: '#/components/schemas/StatusResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /readyz:
     get:
       summary: Accepting work (503 while draining or before start)
@@ -101,17 +77,9 @@ paths:
               schema:
                 $ref: '#/components/schemas/ReadyResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /metrics:
     get:
       summary: Prometheus metrics
@@ -125,17 +93,9 @@ paths:
               schema:
                 type: string
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /openapi.yaml:
     get:
       summary: This document
@@ -149,17 +109,9 @@ paths:
               schema:
                 type: object
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
   /v1/auth/session:
     post:
       summary: Email a sign-in code
@@ -173,35 +125,15 @@ paths:
               schema:
                 $ref: '#/components/schemas/SentResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       requestBody:
         required: true
         content:
@@ -221,41 +153,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/SessionResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       requestBody:
         required: true
         content:
@@ -275,35 +183,15 @@ paths:
               schema:
                 $ref: '#/components/schemas/SentResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       requestBody:
         required: true
         content:
@@ -323,41 +211,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/SessionResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       requestBody:
         required: true
         content:
@@ -377,35 +241,15 @@ paths:
               schema:
                 $ref: '#/components/schemas/UserResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       security:
       - bearerAuth: []
   /v1/session/maps-token:
@@ -421,41 +265,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/MapsTokenResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
       security:
       - bearerAuth: []
   /v1/identify:
@@ -471,59 +291,23 @@ paths:
               schema:
                 $ref: '#/components/schemas/IdentifyResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '402':
-          description: Free-tier quota spent
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/QuotaExceeded'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '415':
-          description: Unsupported media type
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/UnsupportedMediaType'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '502':
-          description: An upstream failed
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadGateway'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -571,41 +355,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/FindsResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: limit
         in: query
@@ -629,53 +389,21 @@ paths:
               schema:
                 $ref: '#/components/schemas/FindsResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '409':
-          description: Conflict
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Conflict'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -705,41 +433,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/DexResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       security:
       - bearerAuth: []
   /v1/push/register:
@@ -755,47 +459,19 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushRegistrationResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -817,53 +493,21 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushPreferencesUpdateResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '404':
-          description: Not found
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/NotFound'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -884,41 +528,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushPreferencesReadResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: tokenId
         in: query
@@ -938,47 +558,19 @@ paths:
         '204':
           description: No content
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '404':
-          description: Not found
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/NotFound'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: id
         in: path
@@ -1008,41 +600,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushDeviceRevocationResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -1068,47 +636,19 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushDeviceRevocationResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -1134,47 +674,19 @@ paths:
               schema:
                 $ref: '#/components/schemas/PushDeviceRevocationResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
-          description: Missing, invalid or expired session
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/Unauthorized'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -1196,47 +708,19 @@ paths:
               schema:
                 $ref: '#/components/schemas/ResolveComparableResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '502':
-          description: An upstream failed
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadGateway'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -1256,41 +740,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/NearbyResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '502':
-          description: An upstream failed
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadGateway'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: lat
         in: query
@@ -1345,41 +805,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/RatingResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '502':
-          description: An upstream failed
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadGateway'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: ticker
         in: path
@@ -1400,35 +836,15 @@ paths:
               schema:
                 $ref: '#/components/schemas/NewsResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       parameters:
       - name: ticker
         in: query
@@ -1470,41 +886,17 @@ paths:
               schema:
                 $ref: '#/components/schemas/SearchIntentResponse'
         '400':
-          description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '413':
-          description: Request body too large
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/PayloadTooLarge'
         '414':
-          description: Request target too long
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/URITooLong'
         '429':
-          description: Rate limited
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/TooManyRequests'
         '503':
-          description: A dependency is unavailable (no broker, store down, draining)
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/ServiceUnavailable'
         '504':
-          description: The service did not answer within the route budget
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/GatewayTimeout'
       requestBody:
         required: true
         content:
@@ -1512,6 +904,79 @@ paths:
             schema:
               $ref: '#/components/schemas/SearchIntentRequest'
 components:
+  responses:
+    BadGateway:
+      description: An upstream failed
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    BadRequest:
+      description: Bad input (including NUL characters or invalid UTF-8 anywhere in the request)
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    Conflict:
+      description: Conflict
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    GatewayTimeout:
+      description: The service did not answer within the route budget
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    NotFound:
+      description: Not found
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    PayloadTooLarge:
+      description: Request body too large
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    QuotaExceeded:
+      description: Free-tier quota spent
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/QuotaExceeded'
+    ServiceUnavailable:
+      description: A dependency is unavailable (no broker, store down, draining)
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    TooManyRequests:
+      description: Rate limited
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    URITooLong:
+      description: Request target too long
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    Unauthorized:
+      description: Missing, invalid or expired session
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    UnsupportedMediaType:
+      description: Unsupported media type
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
   securitySchemes:
     bearerAuth:
       type: http
