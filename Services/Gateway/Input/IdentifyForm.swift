@@ -34,7 +34,9 @@ struct IdentifyForm: Sendable {
             return .failure(Rejection(response: Self.tooLarge))
         }
 
-        let fields = parts.filter { $0.filename == nil && $0.name != "image" }
+        // The text fields this form reads (others are ignored and go nowhere).
+        let read: Set<String> = ["hint", "location", "lat", "lng", "roi"]
+        let fields = parts.filter { $0.filename == nil && read.contains($0.name) }
         guard fields.allSatisfy({ RequestHeadCheck.isCleanText($0.data) }) else {
             return .failure(Rejection(response: .error(400, "form fields must be UTF-8 without NUL characters")))
         }
