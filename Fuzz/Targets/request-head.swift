@@ -1,7 +1,7 @@
 import HTTPServer
 
-/// Fuzz target `request-head`: a request target (`path?query` bytes) through the head check, the query parser, path parameter
-/// decoding and every route's query validation.
+/// Fuzz target `request-head`: a request target (`path?query` bytes) through the head check, the query parser,
+/// path parameter decoding and every route's query validation.
 func fuzzRequestHead(_ target: [UInt8]) {
     guard RequestHeadCheck.problem(target: target) == nil else { return }
     let text = String(decoding: target, as: UTF8.self)

@@ -91,8 +91,11 @@ public struct NearbyCommand: Codable, Sendable, Equatable {
     /// fails decoding; `radius`, `limit` and `zoom` are brought back into their ranges.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        guard let point = LatLng.validated(lat: try c.decode(Double.self, forKey: .lat), lng: try c.decode(Double.self, forKey: .lng))
-        else { throw DecodingError.dataCorruptedError(forKey: .lat, in: c, debugDescription: "lat/lng out of range") }
+        let point = LatLng.validated(
+            lat: try c.decode(Double.self, forKey: .lat), lng: try c.decode(Double.self, forKey: .lng))
+        guard let point else {
+            throw DecodingError.dataCorruptedError(forKey: .lat, in: c, debugDescription: "lat/lng out of range")
+        }
         lat = point.lat
         lng = point.lng
         let radius = try c.decode(Double.self, forKey: .radius)

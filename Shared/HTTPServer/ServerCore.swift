@@ -404,7 +404,8 @@ let uriLogCallback: mapvest_mhd_uri_log_callback = { cls, uri, connection in
     if let uri {
         var length = 0
         while uri[length] != 0 { length += 1 }
-        let bytes = UnsafeRawBufferPointer(start: uri, count: length).bindMemory(to: UInt8.self)
+        // CChar and UInt8 may alias: the same bytes, read unsigned.
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: length)
         problem = RequestHeadCheck.problem(target: Array(bytes))
         rawURI = String(decoding: bytes, as: UTF8.self)
         if let mark = bytes.firstIndex(of: UInt8(ascii: "?")), mark + 1 < length {

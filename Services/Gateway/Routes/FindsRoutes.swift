@@ -15,7 +15,11 @@ struct FindsRoutes: Sendable {
             Route("GET", "/v1/finds", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
                 let limit: Int
-                do throws(HTTPResponse) { limit = try FindsInput.limit(context.request.head.query) } catch { return error }
+                do throws(HTTPResponse) {
+                    limit = try FindsInput.limit(context.request.head.query)
+                } catch {
+                    return error
+                }
                 return await caller.call(
                     .identify, ListFindsCommand.name, key: userId, command: ListFindsCommand(userId: userId, limit: limit),
                     budget: budget, requestId: context.requestId)

@@ -10,7 +10,9 @@ struct NearbyRoute: Sendable {
     var route: Route {
         Route("GET", "/v1/nearby", auth: .optional) { context in
             let command: NearbyCommand
-            do throws(HTTPResponse) { command = try NearbyInput.command(context.request.head.query, userId: context.caller.session?.userId) } catch {
+            do throws(HTTPResponse) {
+                command = try NearbyInput.command(context.request.head.query, userId: context.caller.session?.userId)
+            } catch {
                 return error
             }
             return await caller.call(

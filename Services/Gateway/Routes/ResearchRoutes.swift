@@ -21,7 +21,11 @@ struct ResearchRoutes: Sendable {
             },
             Route("GET", "/v1/news", auth: .optional) { context in
                 let command: NewsCommand
-                do throws(HTTPResponse) { command = try ResearchInput.news(context.request.head.query) } catch { return error }
+                do throws(HTTPResponse) {
+                    command = try ResearchInput.news(context.request.head.query)
+                } catch {
+                    return error
+                }
                 return await caller.call(
                     .rating, NewsCommand.name, key: command.ticker, command: command, budget: budget,
                     requestId: context.requestId)
