@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Runtime
+import TestSupport
 import Testing
 
 /// A draining server answers every request that reaches it (with `Connection: close`) instead of resetting it.

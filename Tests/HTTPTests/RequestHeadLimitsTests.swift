@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Runtime
+import TestSupport
 import Testing
 
 /// Request heads that are too big, too many-fielded or badly encoded get a prompt 400 or 414, never a held connection.

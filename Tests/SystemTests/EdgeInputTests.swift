@@ -88,6 +88,40 @@ extension SystemTests {
             #expect(gateway.process.process.isRunning)
         }
 
+        /// Defect 10: SIGTERM under keep-alive load resets no request; each client's last answer says
+        /// `Connection: close`.
+        @Test func aStoppingGatewayAnswersEveryKeepAliveRequest() async throws {
+            let gateway = try await GatewayProcess.start(instance: "test-drain-\(UInt16.random(in: 0...9999))")
+            defer { gateway.process.kill() }
+            let port = gateway.port
+            let outcomes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let connection = try await RawConnection.connect(port: port)
+                        defer { connection.close() }
+                        var answered = 0
+                        while true {
+                            do {
+                                try await connection.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+                                let response = try await connection.readResponse()
+                                answered += 1
+                                if response.header("Connection")?.lowercased() == "close" { return (answered, "closed") }
+                            } catch {
+                                return (answered, "\(error)")
+                            }
+                        }
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(500))
+                gateway.process.kill()
+                var all: [(Int, String)] = []
+                for try await outcome in group { all.append(outcome) }
+                return all
+            }
+            #expect(outcomes.allSatisfy { $0.1 == "closed" }, "\(outcomes.map(\.1))")
+            #expect(outcomes.allSatisfy { $0.0 > 1 })
+        }
+
         @Test func theOpenAPIDocumentIsServedAndCoversEveryRoute() async throws {
             let gateway = try await GatewayProcess.start(instance: "test-openapi-\(UInt16.random(in: 0...9999))")
             defer { gateway.process.kill() }
