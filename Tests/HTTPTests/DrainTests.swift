@@ -38,23 +38,12 @@ struct DrainTests {
             handler: handler, logger: quietLogger, metrics: MetricsRegistry())
         try server.start()
         let port = server.port
+        let request = "GET /x HTTP/1.1\r\nHost: x\r\n\r\n"
         /// Per client: answers read, and whether it ended on a `Connection: close` answer (else on an error).
         let outcomes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for _ in 0..<12 {
                 group.addTask {
-                    let connection = try await RawConnection.connect(port: port)
-                    defer { connection.close() }
-                    var answered = 0
-                    while true {
-                        do {
-                            try await connection.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-                            let response = try await connection.readResponse()
-                            answered += 1
-                            if response.header("Connection")?.lowercased() == "close" { return (answered, "closed") }
-                        } catch {
-                            return (answered, "\(error)")
-                        }
-                    }
+                    try await RawConnection.requestUntilClosed(port: port, request: request)
                 }
             }
             try await Task.sleep(for: .milliseconds(300))

@@ -94,22 +94,11 @@ extension SystemTests {
             let gateway = try await GatewayProcess.start(instance: "test-drain-\(UInt16.random(in: 0...9999))")
             defer { gateway.process.kill() }
             let port = gateway.port
+            let health = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
             let outcomes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for _ in 0..<8 {
                     group.addTask {
-                        let connection = try await RawConnection.connect(port: port)
-                        defer { connection.close() }
-                        var answered = 0
-                        while true {
-                            do {
-                                try await connection.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
-                                let response = try await connection.readResponse()
-                                answered += 1
-                                if response.header("Connection")?.lowercased() == "close" { return (answered, "closed") }
-                            } catch {
-                                return (answered, "\(error)")
-                            }
-                        }
+                        try await RawConnection.requestUntilClosed(port: port, request: health)
                     }
                 }
                 try await Task.sleep(for: .milliseconds(500))

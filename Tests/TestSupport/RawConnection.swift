@@ -113,6 +113,24 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends `request` on a new keep-alive connection again and again until an answer says `Connection: close`
+    /// (`ending` is then `closed`) or the connection fails (`ending` is the error). For drain tests.
+    public static func requestUntilClosed(port: Int, request: String) async throws -> (answered: Int, ending: String) {
+        let connection = try await connect(port: port)
+        defer { connection.close() }
+        var answered = 0
+        while true {
+            do {
+                try await connection.send(request)
+                let response = try await connection.readResponse()
+                answered += 1
+                if response.header("Connection")?.lowercased() == "close" { return (answered, "closed") }
+            } catch {
+                return (answered, "\(error)")
+            }
+        }
+    }
+
     /// Closes the socket (once).
     public func close() {
         let old = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
