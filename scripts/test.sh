@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs every test against a real stack: installs missing Debian packages, builds warning-free, starts a
 # Kafka-protocol broker, Postgres and Redis on loopback (fresh data under .stack/test), runs `swift test`,
-# and stops what it started. Exits non-zero on any failure.
+# and stops what it started; with no arguments (or EDGE_HARNESS=1) it also runs the edge harness (schemathesis,
+# fuzzers). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
 source scripts/lib/py-ops.sh
+source scripts/lib/py-edge.sh
 
 stack_install
+scripts/embed-openapi.sh --check
 export MAPVEST_ENV=dev
 swift build -Xswiftc -warnings-as-errors
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -28,3 +31,9 @@ swift test --skip-build --no-parallel "$@"
 # Operations checks (event catalogue, promtool, outside consumer and producer, run-local): after the whole suite, or
 # after a filtered run with MAPVEST_OPS_CHECKS=1.
 if [ $# -eq 0 ] || [ -n "${MAPVEST_OPS_CHECKS:-}" ]; then ops_checks; fi
+# The edge harness (issue 13), with the whole suite or EDGE_HARNESS=1: schemathesis against every route with our
+# OpenAPI document (docs/openapi.yaml), then bounded libFuzzer runs of the parsers that face the network.
+if [ $# -eq 0 ] || [ "${EDGE_HARNESS:-}" = 1 ]; then
+  py_edge_api_trial "$MAPVEST_BIN_DIR"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
+fi

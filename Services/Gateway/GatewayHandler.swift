@@ -106,9 +106,15 @@ struct GatewayHandler: HTTPHandler {
                 metrics: RouteMetrics.unrouted("unmatched", method: request.head.method), head: request.head,
                 requestId: "-", started: .now)
         }
-        var response = await pending.route.handle(
-            RouteContext(
-                request: request, parameters: pending.parameters, requestId: pending.requestId, caller: pending.caller))
+        var response: HTTPResponse
+        if let problem = JSONBody.textProblem(request) {
+            response = .error(400, problem)
+        } else {
+            response = await pending.route.handle(
+                RouteContext(
+                    request: request, parameters: pending.parameters, requestId: pending.requestId,
+                    caller: pending.caller))
+        }
         response.headers += pending.headers
         return finish(
             response, template: pending.route.template, metrics: pending.route.metrics, head: request.head,

@@ -95,6 +95,9 @@ struct Router: Sendable {
         self.immediate = immediate
     }
 
+    /// Every route's method and template, in registration order.
+    var served: [(method: String, template: String)] { routes.map { ($0.route.method, $0.route.template) } }
+
     /// The immediate route for exactly this method and path, if any.
     func immediateRoute(method: String, path: String) -> Route? {
         immediate.isEmpty ? nil : immediate[method + " " + path]
@@ -120,31 +123,5 @@ struct Router: Sendable {
             if matched { return (route, parameters) }
         }
         return nil
-    }
-}
-
-extension String {
-    /// Percent-decoding that returns nil on malformed escapes or invalid UTF-8 instead of trapping.
-    var removingPercentEncodingSafely: String? {
-        var bytes: [UInt8] = []
-        var it = utf8.makeIterator()
-        while let c = it.next() {
-            if c == UInt8(ascii: "%") {
-                guard let h = it.next(), let l = it.next(), let hi = hexValue(h), let lo = hexValue(l) else { return nil }
-                bytes.append(hi << 4 | lo)
-            } else {
-                bytes.append(c)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-}
-
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-    default: nil
     }
 }

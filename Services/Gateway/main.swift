@@ -51,6 +51,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
             ).routes)
+    OpenAPIDocument.report(router, logger: logger)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)

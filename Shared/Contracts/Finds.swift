@@ -131,6 +131,15 @@ public struct ListFindsCommand: Codable, Sendable, Equatable {
         self.userId = userId
         self.limit = limit
     }
+
+    enum CodingKeys: String, CodingKey { case userId, limit }
+
+    /// `limit` is brought back into 1…200: a command may come from an outside producer.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try c.decode(String.self, forKey: .userId)
+        limit = min(200, max(1, try c.decode(Int.self, forKey: .limit)))
+    }
 }
 
 public struct ReplayFindsCommand: Codable, Sendable, Equatable {

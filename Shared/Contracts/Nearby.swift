@@ -84,6 +84,26 @@ public struct NearbyCommand: Codable, Sendable, Equatable {
         self.zoom = zoom
         self.userId = userId
     }
+
+    enum CodingKeys: String, CodingKey { case lat, lng, radius, limit, zoom, userId }
+
+    /// Re-checks what the gateway checked, because a command may come from an outside producer: an invalid point
+    /// fails decoding; `radius`, `limit` and `zoom` are brought back into their ranges.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let point = LatLng.validated(
+            lat: try c.decode(Double.self, forKey: .lat), lng: try c.decode(Double.self, forKey: .lng))
+        guard let point else {
+            throw DecodingError.dataCorruptedError(forKey: .lat, in: c, debugDescription: "lat/lng out of range")
+        }
+        lat = point.lat
+        lng = point.lng
+        let radius = try c.decode(Double.self, forKey: .radius)
+        self.radius = radius.isFinite ? min(50_000, max(1, radius)) : 500
+        limit = min(100, max(1, try c.decode(Int.self, forKey: .limit)))
+        zoom = try c.decodeIfPresent(Double.self, forKey: .zoom).flatMap { $0.isFinite ? min(30, max(0, $0)) : nil }
+        userId = try c.decodeIfPresent(String.self, forKey: .userId)
+    }
 }
 
 /// `mapvest.nearby.served` (schema 1): one answered nearby request. The location is the tile only.

@@ -102,4 +102,14 @@ public struct NewsCommand: Codable, Sendable, Equatable {
         self.limit = limit
         self.materiality = materiality
     }
+
+    enum CodingKeys: String, CodingKey { case ticker, limit, materiality }
+
+    /// `limit` is brought back into 1…25: a command may come from an outside producer.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        ticker = try c.decode(String.self, forKey: .ticker)
+        limit = min(25, max(1, try c.decode(Int.self, forKey: .limit)))
+        materiality = try c.decodeIfPresent(MaterialityLevel.self, forKey: .materiality)
+    }
 }

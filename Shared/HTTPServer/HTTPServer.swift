@@ -89,10 +89,7 @@ public final class HTTPServer: Service {
         logger.info("http server draining", ["http.active": .int(activeRequests)])
         core.draining.store(true, ordering: .relaxed)
         daemon.quiesce()
-        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
-        while activeRequests > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await drain(daemon, until: ContinuousClock.now + configuration.shutdownGracePeriod)
         if activeRequests > 0 {
             logger.warning("http shutdown grace period passed", ["http.active": .int(activeRequests)])
             core.forceResumeAll()
@@ -105,5 +102,29 @@ public final class HTTPServer: Service {
         state.withLock { $0 = .stopped }
         stoppedContinuation.finish()
         logger.info("http server stopped")
+    }
+
+    /// How long the drain waits, once nothing is in flight, for a request already sent on a keep-alive connection.
+    static let drainQuietPeriod: Duration = .milliseconds(200)
+
+    /// Serves until every connection has closed (each answer while draining says `Connection: close`), or — when
+    /// idle keep-alive connections remain — until nothing is in flight and no request has arrived for
+    /// `drainQuietPeriod`, or until `deadline`. A request that reached a connection is answered, never reset.
+    private func drain(_ daemon: MHDDaemon, until deadline: ContinuousClock.Instant) async {
+        var seen = core.requestsStarted.load(ordering: .relaxed)
+        var quietSince = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            let started = core.requestsStarted.load(ordering: .relaxed)
+            if started != seen {
+                seen = started
+                quietSince = ContinuousClock.now
+            }
+            if activeRequests == 0
+                && (daemon.openConnections == 0 || ContinuousClock.now - quietSince >= Self.drainQuietPeriod)
+            {
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }

@@ -13,7 +13,7 @@ final class MHDDaemon: @unchecked Sendable {
 
     private struct State {
         var stopped = false
-        var quiescedSocket: Int32 = -1
+        var quiesced = false
     }
     private let state = Mutex(State())
 
@@ -68,22 +68,28 @@ final class MHDDaemon: @unchecked Sendable {
         return MHDDaemon(raw: daemon, core: core, port: Int(mapvest_mhd_bind_port(daemon)))
     }
 
-    /// Stops accepting: the listening socket leaves the event loop (closed after `stop()`).
+    /// Stops accepting: the listening socket leaves the event loop and is closed at once, so new connections are
+    /// refused (and can go to another replica) instead of waiting in the backlog to be reset when the daemon stops.
     func quiesce() {
         state.withLock { s in
-            guard !s.stopped, s.quiescedSocket < 0 else { return }
-            s.quiescedSocket = MHD_quiesce_daemon(raw)
+            guard !s.stopped, !s.quiesced else { return }
+            s.quiesced = true
+            let socket = MHD_quiesce_daemon(raw)
+            if socket >= 0 { close(socket) }
         }
     }
 
+    /// Connections open now (idle keep-alive ones included).
+    var openConnections: Int { Int(mapvest_mhd_current_connections(raw)) }
+
     /// Answers whatever is still suspended, stops the polling threads and closes every connection. Blocking.
     func stop() {
-        let socket = state.withLock { s -> Int32? in
-            guard !s.stopped else { return nil }
+        let stopping = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
             s.stopped = true
-            return s.quiescedSocket
+            return true
         }
-        guard let socket else { return }
+        guard stopping else { return }
         core.forceResumeAll()
         // Let MHD's threads deliver the forced answers (a resume is only a flag until they run).
         var waited = 0
@@ -92,7 +98,6 @@ final class MHDDaemon: @unchecked Sendable {
             waited += 1
         }
         MHD_stop_daemon(raw)
-        if socket >= 0 { close(socket) }
     }
 
     /// `stop()` on a dedicated thread: joining MHD's threads never blocks the cooperative pool.

@@ -100,7 +100,9 @@ public enum Multipart {
     private static func parseHeaders(_ bytes: [UInt8]) throws(MultipartError) -> HTTPHeaders {
         var headers = HTTPHeaders()
         guard !bytes.isEmpty else { return headers }
-        let text = String(decoding: bytes, as: UTF8.self)
+        guard RequestHeadCheck.isCleanText(bytes), let text = String(validating: bytes, as: UTF8.self) else {
+            throw MultipartError("part headers not UTF-8 or holding NUL")
+        }
         for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw MultipartError("malformed part header")

@@ -22,10 +22,15 @@ public enum QueryString {
 
     /// Percent-decodes `s`; malformed escapes are kept as they are; invalid UTF-8 becomes U+FFFD.
     public static func decode(_ s: Substring, plusAsSpace: Bool = false) -> String {
-        let utf8 = Array(s.utf8)
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
+        guard s.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(s)
         }
+        return String(decoding: decodedBytes(s.utf8, plusAsSpace: plusAsSpace), as: UTF8.self)
+    }
+
+    /// The bytes `s` percent-decodes to (malformed escapes kept as they are), before any UTF-8 check.
+    public static func decodedBytes<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool) -> [UInt8] {
+        let utf8 = Array(s)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var i = 0
@@ -42,7 +47,7 @@ public enum QueryString {
                 i += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     private static func hex(_ c: UInt8) -> UInt8? {

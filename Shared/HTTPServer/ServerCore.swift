@@ -31,6 +31,8 @@ final class RequestContext: @unchecked Sendable {
     }
 
     let rawURI: String
+    /// Why the target is refused (`RequestHeadCheck`), found before MHD parses it.
+    let targetProblem: String?
     let connection: OpaquePointer
     let start = ContinuousClock.now
 
@@ -44,8 +46,9 @@ final class RequestContext: @unchecked Sendable {
 
     let handoff = Mutex(Handoff())
 
-    init(rawURI: String, connection: OpaquePointer) {
+    init(rawURI: String, targetProblem: String?, connection: OpaquePointer) {
         self.rawURI = rawURI
+        self.targetProblem = targetProblem
         self.connection = connection
     }
 
@@ -65,6 +68,8 @@ final class ServerCore: Sendable {
     let oversizeDiscardLimit: Int
     /// Requests between the URI callback and completion.
     let activeRequests = Atomic<Int>(0)
+    /// Requests seen since start (the drain waits until this stops moving).
+    let requestsStarted = Atomic<Int>(0)
     /// Once set, every response carries `Connection: close`.
     let draining = Atomic<Bool>(false)
 
@@ -100,8 +105,11 @@ final class ServerCore: Sendable {
         let size = uploadSize.pointee
         switch ctx.phase {
         case .new:
-            let head = makeHead(ctx, method: method, version: version)
+            let (head, headersClean) = makeHead(ctx, method: method, version: version)
             ctx.head = head
+            if let problem = ctx.targetProblem ?? (headersClean ? nil : RequestHeadCheck.badHeader) {
+                return queue(ctx, .error(400, problem), close: true)
+            }
             let chunked = head.headers["Transfer-Encoding"].map { $0.lowercased().contains("chunked") } ?? false
             let declaresBody = head.headers["Content-Length"] != nil && head.contentLength != 0
             if chunked || declaresBody {
@@ -206,12 +214,13 @@ final class ServerCore: Sendable {
         }
     }
 
-    private func makeHead(_ ctx: RequestContext, method: String, version: String) -> HTTPRequestHead {
-        var pairs: [(String, String)] = []
-        withUnsafeMutablePointer(to: &pairs) { p in
+    /// The head, and whether every header value was clean UTF-8.
+    private func makeHead(_ ctx: RequestContext, method: String, version: String) -> (HTTPRequestHead, Bool) {
+        var collected = CollectedHeaders()
+        withUnsafeMutablePointer(to: &collected) { p in
             _ = MHD_get_connection_values(ctx.connection, .HEADER_KIND, collectHeader, p)
         }
-        let headers = HTTPHeaders(pairs)
+        let headers = HTTPHeaders(collected.pairs)
         var address = [CChar](repeating: 0, count: 64)
         var remote = ""
         if mapvest_mhd_client_address(ctx.connection, &address, socklen_t(address.count)) == 0 {
@@ -228,9 +237,10 @@ final class ServerCore: Sendable {
             rawQuery = nil
         }
         let contentLength = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
-        return HTTPRequestHead(
+        let head = HTTPRequestHead(
             method: method, path: path, rawQuery: rawQuery, query: rawQuery.map { QueryString.parse(Substring($0)) } ?? [:],
             headers: headers, remoteAddress: remote, contentLength: contentLength, version: version)
+        return (head, collected.clean)
     }
 
     // MARK: Suspend / resume
@@ -341,7 +351,8 @@ final class MHDResponse {
 }
 
 extension String {
-    func trimmingASCIISpaces() -> Substring {
+    /// Without leading and trailing spaces and tabs.
+    public func trimmingASCIISpaces() -> Substring {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }
@@ -349,11 +360,22 @@ extension String {
     }
 }
 
-/// `MHD_KeyValueIterator` appending to the `[(String, String)]` behind `cls`.
+/// Header fields as MHD parsed them; `clean` turns false at the first name or value that is not valid UTF-8.
+private struct CollectedHeaders {
+    var pairs: [(String, String)] = []
+    var clean = true
+}
+
+/// `MHD_KeyValueIterator` appending to the `CollectedHeaders` behind `cls`.
 private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return .YES }
-    let pairs = cls.assumingMemoryBound(to: [(String, String)].self)
-    pairs.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    let collected = cls.assumingMemoryBound(to: CollectedHeaders.self)
+    guard let name = String(validatingCString: key), let text = value.map({ String(validatingCString: $0) }) ?? ""
+    else {
+        collected.pointee.clean = false
+        return .YES
+    }
+    collected.pointee.pairs.append((name, text))
     return .YES
 }
 
@@ -369,12 +391,30 @@ let accessHandlerCallback: MHD_AccessHandlerCallback = {
         uploadData: uploadData, uploadSize: uploadDataSize)
 }
 
-/// Creates the request's context before MHD parses the target (so the raw path and query survive).
+/// Creates the request's context before MHD parses the target (so the raw path and query survive), checks the
+/// target (`RequestHeadCheck`), and then hides the query from MHD: the server parses queries itself, and MHD's own
+/// argument parsing stores every field in the connection's fixed memory pool — a few thousand `a=1` fields exhaust
+/// it, and MHD then neither answers nor closes until the idle timeout. MHD reads the query from this same buffer
+/// right after the callback returns, so ending it just after the `?` leaves MHD an empty query.
 let uriLogCallback: mapvest_mhd_uri_log_callback = { cls, uri, connection in
     guard let cls, let connection else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let ctx = RequestContext(rawURI: uri.map { String(cString: $0) } ?? "/", connection: connection)
+    var rawURI = "/"
+    var problem: String?
+    if let uri {
+        var length = 0
+        while uri[length] != 0 { length += 1 }
+        // CChar and UInt8 may alias: the same bytes, read unsigned.
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: length)
+        problem = RequestHeadCheck.problem(target: Array(bytes))
+        rawURI = String(decoding: bytes, as: UTF8.self)
+        if let mark = bytes.firstIndex(of: UInt8(ascii: "?")), mark + 1 < length {
+            UnsafeMutablePointer(mutating: uri)[mark + 1] = 0
+        }
+    }
+    let ctx = RequestContext(rawURI: rawURI, targetProblem: problem, connection: connection)
     core.activeRequests.add(1, ordering: .relaxed)
+    core.requestsStarted.add(1, ordering: .relaxed)
     return Unmanaged.passRetained(ctx).toOpaque()
 }
 

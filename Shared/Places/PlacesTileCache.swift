@@ -28,11 +28,10 @@ public struct TileKey: Sendable, Hashable, CustomStringConvertible {
     public static func radiusBucket(radius: Double, zoom: Double? = nil) -> Int {
         let r = radius.isFinite ? max(0, radius) : 500
         var step = 100.0
-        if let zoom, zoom.isFinite {
-            let bucket = min(16, max(10, Int(zoom.rounded(.down))))
+        if let bucket = zoom.flatMap({ $0.rounded(.down).clampedInt(10...16) }) {
             step = 100 * Double(1 << (16 - bucket))
         }
-        let rounded = Int(min(Double(maximumRadius), (r / step).rounded() * step))
+        let rounded = ((r / step).rounded() * step).clampedInt(0...maximumRadius) ?? maximumRadius
         return min(maximumRadius, max(Int(step), rounded))
     }
 }

@@ -238,7 +238,9 @@ public struct EvidenceCollector: Sendable {
 
     static func share(_ value: Double) -> String {
         let pct = value <= 1 ? value * 100 : value
-        return "\(Int(pct.rounded()))%"
+        // An upstream figure: range-checked before it becomes an Int.
+        guard let whole = pct.rounded().clampedInt(-1_000_000...1_000_000) else { return "n/a" }
+        return "\(whole)%"
     }
 }
 

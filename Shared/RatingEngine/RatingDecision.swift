@@ -1,5 +1,6 @@
 import Contracts
 import Jev
+import Runtime
 
 /// The rating decision (CONTRACT.md §d.3), pure: from the resolved evidence and Jev's one answer to the response.
 /// Fewer than two sources, a failed Jev call, or a score that is missing, of the wrong type or below 0.55 confidence
@@ -89,9 +90,9 @@ public enum RatingDecision {
             for action in RatingAction.allCases where probabilities[action] > probabilities[best] { best = action }
             return best
         }
-        guard score.isFinite else { return nil }
-        let index = Int(score.rounded())
-        guard RatingAction.allCases.indices.contains(index) else { return nil }
+        guard let index = score.rounded().clampedInt(-1...RatingAction.allCases.count),
+            RatingAction.allCases.indices.contains(index)
+        else { return nil }
         return RatingAction.allCases[index]
     }
 

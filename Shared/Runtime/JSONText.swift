@@ -26,8 +26,12 @@ public enum JSONText {
 
 /// ISO-8601 timestamps in the contract's form: UTC, millisecond precision, `Z`.
 public enum Timestamp {
+    /// ±10^15 ms, about ±31,000 years: past it, dates are formatted as the bound.
+    static let maxMillis = 1_000_000_000_000_000
+
     public static func iso8601(_ date: Date) -> String {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Range-checked before the conversion: a date built from outside data (a token's `exp`) cannot trap here.
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down).clampedInt(-maxMillis...maxMillis) ?? 0)
         var secs = ms / 1000
         var millis = Int(ms % 1000)
         if millis < 0 {

@@ -11,6 +11,9 @@ public struct AdminEndpoints: Sendable {
         self.metrics = metrics
     }
 
+    /// The paths answered to `GET` (and `HEAD`).
+    public static let paths = ["/healthz", "/readyz", "/metrics"]
+
     /// The response for an admin path, or nil when `path` is not one.
     public func response(method: String, path: String) -> HTTPResponse? {
         guard method == "GET" || method == "HEAD" else { return nil }

@@ -67,3 +67,28 @@ struct ContractsTests {
         #expect(LatLng.validated(lat: nil, lng: 0) == nil)
     }
 }
+
+/// Commands may come from outside producers: decoding brings their numbers back into range or refuses them.
+struct CommandNumbersTests {
+    @Test func nearbyCommandClampsWhatTheGatewayWouldHave() throws {
+        let json = #"{"lat":10.5,"lng":10.5,"radius":1e308,"limit":9000000000000000000,"zoom":1e300}"#
+        let command = try JSONDecoder().decode(NearbyCommand.self, from: Data(json.utf8))
+        #expect(command.radius == 50_000 && command.limit == 100 && command.zoom == 30)
+        let negative = #"{"lat":10.5,"lng":10.5,"radius":-5,"limit":-9000000000000000000,"zoom":-1e300}"#
+        let low = try JSONDecoder().decode(NearbyCommand.self, from: Data(negative.utf8))
+        #expect(low.radius == 1 && low.limit == 1 && low.zoom == 0)
+        let farAway = #"{"lat":1e300,"lng":10.5,"radius":500,"limit":25}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(NearbyCommand.self, from: Data(farAway.utf8)) }
+        let roundTrip = NearbyCommand(lat: 1, lng: 2, radius: 800, limit: 12, zoom: 14, userId: "u")
+        #expect(try JSONDecoder().decode(NearbyCommand.self, from: JSONEncoder().encode(roundTrip)) == roundTrip)
+    }
+
+    @Test func listLimitsAreClamped() throws {
+        let finds = try JSONDecoder().decode(
+            ListFindsCommand.self, from: Data(#"{"userId":"u","limit":-9000000000000000000}"#.utf8))
+        #expect(finds.limit == 1)
+        let news = try JSONDecoder().decode(
+            NewsCommand.self, from: Data(#"{"ticker":"NKE","limit":9000000000000000000}"#.utf8))
+        #expect(news.limit == 25 && news.materiality == nil)
+    }
+}

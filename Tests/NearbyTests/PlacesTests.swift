@@ -95,6 +95,9 @@ struct PlaceRankingTests {
         (1049.9, nil, 1000), (1050.0, nil, 1100), (80_000.0, nil, 50_000),
         (500.0, 17.0, 500), (500.0, 16.4, 500), (500.0, 15.0, 600), (450.0, 15.0, 400), (900.0, 14.2, 800), (1300.0, 13.0, 1600),
         (300.0, 12.0, 1600), (5000.0, 10.0, 6400), (5000.0, 3.0, 6400), (640.0, .nan, 600),
+        // Numbers from outside: huge or infinite values are clamped, never converted as they are (which traps).
+        (500.0, 1e300, 500), (5000.0, -1e300, 6400), (500.0, .infinity, 500), (1e308, 1e300, 50_000),
+        (.greatestFiniteMagnitude, 10.0, 50_000), (-1e308, nil, 100),
     ])
     func radiusBuckets(radius: Double, zoom: Double?, expected: Int) {
         #expect(TileKey.radiusBucket(radius: radius, zoom: zoom) == expected)

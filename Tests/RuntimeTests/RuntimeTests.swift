@@ -271,3 +271,23 @@ struct RetryTests {
         for (pause, (low, high)) in zip(pauses, bounds) { #expect(pause >= low && pause <= high) }
     }
 }
+
+struct NumbersTests {
+    @Test func clampedIntRangeChecksBeforeConverting() {
+        #expect(1e19.clampedInt(1...200) == 200)
+        #expect((-1e300).clampedInt(1...200) == 1)
+        #expect(Double.greatestFiniteMagnitude.clampedInt(Int.min...Int.max) == Int.max)
+        #expect((-Double.greatestFiniteMagnitude).clampedInt(Int.min...Int.max) == Int.min)
+        #expect(Double(Int.max).clampedInt(0...Int.max) == Int.max)
+        #expect(42.9.clampedInt(1...200) == 42)
+        #expect((-3.7).clampedInt(-10...10) == -3)
+        #expect(Double.infinity.clampedInt(1...200) == nil)
+        #expect(Double.nan.clampedInt(1...200) == nil)
+    }
+
+    @Test func timestampsOfHugeDatesDoNotTrap() {
+        #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: 9e18)).isEmpty)
+        #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: -9e18)).isEmpty)
+        #expect(!Timestamp.iso8601(.distantFuture).isEmpty)
+    }
+}

@@ -5,7 +5,7 @@
 MAPVEST_PACKAGES=(librdkafka-dev libpq-dev libcurl4-openssl-dev libhiredis-dev libmicrohttpd-dev libssl-dev
   postgresql redis-server kcat tesseract-ocr tesseract-ocr-eng libtesseract-dev imagemagick fonts-dejavu-core
   libcairo2-dev tzdata)
-MAPVEST_PACKAGES+=(prometheus python3-venv)  # promtool and the checks' virtualenv (scripts/lib/py-ops.sh)
+MAPVEST_PACKAGES+=(prometheus python3-venv curl)  # promtool and the checks' virtualenv (scripts/lib/py-ops.sh)
 
 stack_log() { printf '[stack] %s\n' "$*" >&2; }
 

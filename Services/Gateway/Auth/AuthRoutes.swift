@@ -48,20 +48,9 @@ struct AuthRoutes: Sendable {
     }
     private struct TokenInput: Decodable { let token: String? }
 
-    /// A plausible address, lowercased and trimmed; nil otherwise.
-    static func normalizedEmail(_ raw: String?) -> String? {
-        guard let email = raw?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), (3...254).contains(email.count)
-        else { return nil }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
-            !parts[1].hasSuffix("."), !email.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { return nil }
-        return email
-    }
-
     func requestCode(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
-            let email = Self.normalizedEmail(input.email)
+            let email = AuthInput.normalizedEmail(input.email)
         else { return .error(400, "email required") }
         do {
             let code = try await codes.issue(email: email)
@@ -78,7 +67,7 @@ struct AuthRoutes: Sendable {
 
     func verifyCode(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(CodeInput.self, from: context.request, error: ""),
-            let email = Self.normalizedEmail(input.email), let code = input.code?.trimmingCharacters(in: .whitespaces),
+            let email = AuthInput.normalizedEmail(input.email), let code = input.code?.trimmingCharacters(in: .whitespaces),
             (4...8).contains(code.count), code.allSatisfy(\.isASCIIDigit)
         else { return .error(400, "email + 6-digit code required") }
         do {
@@ -104,7 +93,7 @@ struct AuthRoutes: Sendable {
 
     func requestMagicLink(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
-            let email = Self.normalizedEmail(input.email)
+            let email = AuthInput.normalizedEmail(input.email)
         else { return .error(400, "email required") }
         do {
             let jti = Digest.uuid()

@@ -14,15 +14,20 @@ struct FindsRoutes: Sendable {
         [
             Route("GET", "/v1/finds", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                let limit: Int
+                do throws(HTTPResponse) {
+                    limit = try FindsInput.limit(context.request.head.query)
+                } catch {
+                    return error
+                }
                 return await caller.call(
-                    .identify, ListFindsCommand.name, key: userId,
-                    command: ListFindsCommand(userId: userId, limit: Self.limit(context.request.head.query["limit"])),
+                    .identify, ListFindsCommand.name, key: userId, command: ListFindsCommand(userId: userId, limit: limit),
                     budget: budget, requestId: context.requestId)
             },
             Route("POST", "/v1/finds", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
                 let request: RecordFindsRequest
-                switch Self.validate(context.request) {
+                switch FindsInput.validate(context.request) {
                 case .success(let valid): request = valid
                 case .failure(let response): return response
                 }
@@ -40,26 +45,5 @@ struct FindsRoutes: Sendable {
                     requestId: context.requestId)
             },
         ]
-    }
-
-    /// `limit`: default 100, integer-truncated, clamped 1…200; non-numeric → 100.
-    static func limit(_ raw: String?) -> Int {
-        guard let raw, let value = Double(raw.trimmingCharacters(in: .whitespaces)), value.isFinite else { return 100 }
-        return min(200, max(1, Int(value.rounded(.towardZero))))
-    }
-
-    /// 1…50 valid items; anything else is a 400 naming the first problem.
-    static func validate(_ request: HTTPRequest) -> Result<RecordFindsRequest, HTTPResponse> {
-        guard case .success(let body) = JSONBody.decode(RecordFindsRequest.self, from: request, error: "") else {
-            return .failure(.error(400, "invalid finds body"))
-        }
-        guard (1...50).contains(body.finds.count) else { return .failure(.error(400, "finds must hold 1-50 items")) }
-        for (index, find) in body.finds.enumerated() {
-            if let problem = find.validationError { return .failure(.error(400, "finds[\(index)]: \(problem)")) }
-            if let createdAt = find.createdAt, Timestamp.parse(createdAt) == nil {
-                return .failure(.error(400, "finds[\(index)]: createdAt must be an ISO-8601 time"))
-            }
-        }
-        return .success(body)
     }
 }

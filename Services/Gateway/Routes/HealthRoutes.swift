@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import Runtime
 
-/// `GET /v1/health` and `GET /v1/config`: answered by the gateway itself, outside the rate limiter.
+/// `GET /v1/health`, `GET /v1/config` and `GET /openapi.yaml`: answered by the gateway itself, outside the rate limiter.
 enum HealthRoutes {
     static func routes(configuration: GatewayConfiguration, startedAt: Date) -> [Route] {
         [
@@ -21,6 +21,7 @@ enum HealthRoutes {
                         flags: .init(liveScan: configuration.liveScan, adminLogs: configuration.adminLogs),
                         version: configuration.version))
             },
+            Route("GET", OpenAPIDocument.template) { OpenAPIDocument.response },
         ]
     }
 }

@@ -17,7 +17,7 @@ struct PushRoutes: Sendable {
     var routes: [Route] {
         [
             Route("POST", "/v1/push/revoke-device") { context in
-                let body = Self.object(context.request)
+                let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]), let tokenId = PushWire.tokenId(body["tokenId"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
                 else { return .error(400, "valid tokenId and ExponentPushToken required") }
@@ -26,7 +26,7 @@ struct PushRoutes: Sendable {
                     PushRevokeDeviceCommand(token: token, tokenId: tokenId, deviceId: deviceId), context)
             },
             Route("POST", "/v1/push/revoke-expired-session-device") { context in
-                let body = Self.object(context.request)
+                let body = PushInput.object(context.request)
                 let token = PushWire.expoToken(body["token"])
                 let tokenId = PushWire.tokenId(body["tokenId"])
                 guard token != nil || tokenId != nil, body["token"] == nil || token != nil,
@@ -47,7 +47,7 @@ struct PushRoutes: Sendable {
             },
             Route("POST", "/v1/push/revoke-current-device", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
-                let body = Self.object(context.request)
+                let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
                 else { return .error(400, "valid ExponentPushToken required") }
@@ -57,7 +57,7 @@ struct PushRoutes: Sendable {
             },
             Route("POST", "/v1/push/register", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
-                let body = Self.object(context.request)
+                let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]),
                     case .success(let platform) = PushWire.platform(body["platform"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
@@ -70,7 +70,7 @@ struct PushRoutes: Sendable {
             },
             Route("POST", "/v1/push/prefs", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
-                let body = Self.object(context.request)
+                let body = PushInput.object(context.request)
                 guard let tokenId = PushWire.tokenId(body["tokenId"]), case .object(let prefs)? = body["prefs"],
                     let patch = PushWire.preferencePatch(prefs)
                 else { return .error(400, "tokenId and prefs object required") }
@@ -107,14 +107,5 @@ struct PushRoutes: Sendable {
         let response = await caller.call(
             .push, name, key: key, command: command, budget: budget, requestId: context.requestId)
         return response.status == 204 ? .empty(204) : response
-    }
-
-    /// The JSON body as an object; anything else (empty, unparseable, not an object) reads as `{}`, which then fails
-    /// the route's validation with its 400 message, as in the original.
-    static func object(_ request: HTTPRequest) -> [String: JSONValue] {
-        guard !request.body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)),
-            case .object(let object) = value
-        else { return [:] }
-        return object
     }
 }

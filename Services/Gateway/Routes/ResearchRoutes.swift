@@ -12,7 +12,7 @@ struct ResearchRoutes: Sendable {
     var routes: [Route] {
         [
             Route("GET", "/v1/rating/:ticker") { context in
-                guard let ticker = Self.ratingTicker(context.parameters["ticker"]) else {
+                guard let ticker = ResearchInput.ratingTicker(context.parameters["ticker"]) else {
                     return .error(400, "ticker required (e.g. MCD)")
                 }
                 return await caller.call(
@@ -20,52 +20,22 @@ struct ResearchRoutes: Sendable {
                     requestId: context.requestId)
             },
             Route("GET", "/v1/news", auth: .optional) { context in
-                guard let command = Self.news(context.request.head.query) else { return .error(400, "ticker required") }
+                let command: NewsCommand
+                do throws(HTTPResponse) {
+                    command = try ResearchInput.news(context.request.head.query)
+                } catch {
+                    return error
+                }
                 return await caller.call(
                     .rating, NewsCommand.name, key: command.ticker, command: command, budget: budget,
                     requestId: context.requestId)
             },
             Route("POST", "/v1/search/intent") { context in
-                guard let command = Self.intent(context.request) else { return .error(400, "q required (1-200 chars)") }
+                guard let command = ResearchInput.intent(context.request) else { return .error(400, "q required (1-200 chars)") }
                 return await caller.call(
                     .rating, SearchIntentCommand.name, key: command.q.lowercased(), command: command, budget: budget,
                     requestId: context.requestId)
             },
         ]
-    }
-
-    /// Trimmed and upper-cased, matching `^[A-Z][A-Z0-9.]{0,5}$` (a leading `$` is not stripped on REST).
-    static func ratingTicker(_ raw: String?) -> String? {
-        guard let ticker = raw?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() else { return nil }
-        let scalars = ticker.unicodeScalars
-        guard (1...6).contains(scalars.count), let first = scalars.first, ("A"..."Z").contains(first),
-            scalars.dropFirst().allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." })
-        else { return nil }
-        return ticker
-    }
-
-    /// `ticker` required (trimmed, upper-cased, at most 32 characters); `limit` default 6, 1…25; `materiality` a
-    /// level name in any case, anything else ignored.
-    static func news(_ query: [String: String]) -> NewsCommand? {
-        guard let ticker = query["ticker"]?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(),
-            !ticker.isEmpty, ticker.count <= 32
-        else { return nil }
-        let limit = NearbyRoute.number(query["limit"]).map { Int(min(25, max(1, $0)).rounded(.towardZero)) } ?? 6
-        return NewsCommand(ticker: ticker, limit: limit, materiality: MaterialityLevel(query: query["materiality"]))
-    }
-
-    private struct IntentBody: Decodable {
-        let q: String
-        let lat: Double?
-        let lng: Double?
-    }
-
-    /// `{q: 1…200 characters once trimmed, lat?, lng?}`; `q` goes on whitespace-collapsed.
-    static func intent(_ request: HTTPRequest) -> SearchIntentCommand? {
-        guard case .success(let body) = JSONBody.decode(IntentBody.self, from: request, error: "") else { return nil }
-        let trimmed = body.q.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(trimmed.count) else { return nil }
-        let q = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return SearchIntentCommand(q: q, lat: body.lat, lng: body.lng)
     }
 }

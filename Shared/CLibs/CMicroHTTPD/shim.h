@@ -37,6 +37,12 @@ static inline uint16_t mapvest_mhd_bind_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+/** The number of connections the daemon holds open now. */
+static inline unsigned int mapvest_mhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
 /** Writes the peer IP of `connection` (IPv4-mapped IPv6 shown as IPv4) into `buffer`; returns 0 or -1. */
 static inline int mapvest_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

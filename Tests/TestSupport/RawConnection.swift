@@ -2,30 +2,30 @@ import Foundation
 import Synchronization
 
 /// Runs blocking work on a fresh thread so tests never block the cooperative pool the server's handlers need.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
 
-struct RawError: Error, CustomStringConvertible {
-    let description: String
+public struct RawError: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// A parsed HTTP/1.1 response read from a raw socket.
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
-    var bodyText: String { String(decoding: body, as: UTF8.self) }
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// A plain TCP connection to 127.0.0.1 for byte-exact HTTP tests (keep-alive, partial bodies, chunking).
-final class RawConnection: @unchecked Sendable {
+public final class RawConnection: @unchecked Sendable {
     private let descriptor: Atomic<Int32>
     private let buffer = Mutex<[UInt8]>([])
 
@@ -33,7 +33,7 @@ final class RawConnection: @unchecked Sendable {
 
     private var fd: Int32 { descriptor.load(ordering: .acquiring) }
 
-    static func connect(port: Int, receiveTimeout: Duration = .seconds(5)) async throws -> RawConnection {
+    public static func connect(port: Int, receiveTimeout: Duration = .seconds(5)) async throws -> RawConnection {
         try await offPool {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw RawError(description: "socket failed") }
@@ -57,9 +57,9 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
-    func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+    public func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) async throws {
+    public func send(_ bytes: [UInt8]) async throws {
         let fd = self.fd
         try await offPool {
             var offset = 0
@@ -72,7 +72,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads one response (status line, headers, `Content-Length` body). Throws on timeout or close.
-    func readResponse() async throws -> RawResponse {
+    public func readResponse() async throws -> RawResponse {
         try await offPool { [self] in
             let headerEnd = try self.fill { buf in Self.find([13, 10, 13, 10], in: buf).map { $0 + 4 } }
             let headBytes = self.buffer.withLock { b -> [UInt8] in
@@ -101,7 +101,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// True when the peer closes (reads return 0) before the receive timeout.
-    func waitForClose() async throws -> Bool {
+    public func waitForClose() async throws -> Bool {
         let fd = self.fd
         return try await offPool {
             var scratch = [UInt8](repeating: 0, count: 4096)
@@ -113,8 +113,26 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends `request` on a new keep-alive connection again and again until an answer says `Connection: close`
+    /// (`ending` is then `closed`) or the connection fails (`ending` is the error). For drain tests.
+    public static func requestUntilClosed(port: Int, request: String) async throws -> (answered: Int, ending: String) {
+        let connection = try await connect(port: port)
+        defer { connection.close() }
+        var answered = 0
+        while true {
+            do {
+                try await connection.send(request)
+                let response = try await connection.readResponse()
+                answered += 1
+                if response.header("Connection")?.lowercased() == "close" { return (answered, "closed") }
+            } catch {
+                return (answered, "\(error)")
+            }
+        }
+    }
+
     /// Closes the socket (once).
-    func close() {
+    public func close() {
         let old = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
         if old >= 0 { Foundation.close(old) }
     }

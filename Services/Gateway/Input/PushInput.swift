@@ -1,0 +1,15 @@
+import Contracts
+import Foundation
+import HTTPServer
+
+/// `/v1/push/*` input (CONTRACT.md §i.2); the field rules are `PushWire`'s, in Contracts.
+enum PushInput {
+    /// The JSON body as an object; anything else (empty, unparseable, not an object) reads as `{}`, which then fails
+    /// the route's validation with its 400 message, as in the original.
+    static func object(_ request: HTTPRequest) -> [String: JSONValue] {
+        guard !request.body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)),
+            case .object(let object) = value
+        else { return [:] }
+        return object
+    }
+}

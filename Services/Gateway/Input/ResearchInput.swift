@@ -1,0 +1,43 @@
+import Contracts
+import Foundation
+import HTTPServer
+
+/// `GET /v1/rating/:ticker`, `GET /v1/news` and `POST /v1/search/intent` input (CONTRACT.md §d, §g.4, §e).
+enum ResearchInput {
+    /// Trimmed and upper-cased, matching `^[A-Z][A-Z0-9.]{0,5}$` (a leading `$` is not stripped on REST).
+    static func ratingTicker(_ raw: String?) -> String? {
+        guard let ticker = raw?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() else { return nil }
+        let scalars = ticker.unicodeScalars
+        guard (1...6).contains(scalars.count), let first = scalars.first, ("A"..."Z").contains(first),
+            scalars.dropFirst().allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." })
+        else { return nil }
+        return ticker
+    }
+
+    /// `ticker` required (trimmed, upper-cased, at most 32 characters); `limit` default 6, 1…25 (not finite → 400);
+    /// `materiality` a level name in any case, anything else ignored.
+    static func news(_ query: [String: String]) throws(HTTPResponse) -> NewsCommand {
+        guard let ticker = query["ticker"]?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(),
+            !ticker.isEmpty, ticker.count <= 32
+        else { throw .error(400, "ticker required") }
+        let limit = try QueryNumbers(query).integer("limit", default: 6, range: 1...25)
+        return NewsCommand(ticker: ticker, limit: limit, materiality: MaterialityLevel(query: query["materiality"]))
+    }
+
+    private struct IntentBody: Decodable {
+        let q: String
+        let lat: Double?
+        let lng: Double?
+    }
+
+    /// `{q: 1…200 characters once trimmed, lat?, lng?}`; `q` goes on whitespace-collapsed.
+    static func intent(_ request: HTTPRequest) -> SearchIntentCommand? {
+        guard case .success(let body) = JSONBody.decode(IntentBody.self, from: request, error: "") else { return nil }
+        let trimmed = body.q.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(trimmed.count) else { return nil }
+        let q = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // A point out of range is dropped, as a missing one is.
+        let point = LatLng.validated(lat: body.lat, lng: body.lng)
+        return SearchIntentCommand(q: q, lat: point?.lat, lng: point?.lng)
+    }
+}

@@ -1,0 +1,72 @@
+# Python tools of the edge harness, in a virtualenv under .stack/venv (PyPI, pinned). Source it; it defines
+# functions only. Used by scripts/test.sh and scripts/api-fuzz.sh.
+
+SCHEMATHESIS_VERSION=4.32.5
+
+# Creates .stack/venv with schemathesis $SCHEMATHESIS_VERSION unless it is there already; prints the venv's bin dir.
+py_edge_venv() {
+  local venv=.stack/venv
+  if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+    printf '[py-edge] installing schemathesis %s into %s\n' "$SCHEMATHESIS_VERSION" "$venv" >&2
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION" >&2
+  fi
+  echo "$venv/bin"
+}
+
+# py_edge_api_trial BIN_DIR: schemathesis against a running gateway and every service, with docs/openapi.yaml.
+# Needs the stack of stack_start (KAFKA_BROKERS, POSTGRES_URL, REDIS_URL exported). Upstreams are loopback fakes
+# (BenchNearbyRating fakes); the gateway runs with limits off so the limiter's 429s do not hide the routes.
+# Checks: no 5xx but the documented 502/503/504 of a failed upstream or budget, every status documented, every
+# body and content type as documented. Bounded: API_TRIAL_EXAMPLES examples per operation (default 25) and
+# API_TRIAL_SECONDS for the whole run (default 150). Returns non-zero on any finding; logs under .stack/api-trial.
+py_edge_api_trial() {
+  local bin=$1 dir=.stack/api-trial bindir root
+  root=$(pwd)
+  bindir=$root/$(py_edge_venv)
+  rm -rf "$dir" && mkdir -p "$dir"
+  local pids=() status=0
+  "$bin/BenchNearbyRating" fakes 5 "$dir/fakes.env" 2>"$dir/fakes.log" & pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$dir/fakes.env" ] && break; sleep 0.05; done
+  local port
+  port=$(stack_free_port)
+  local fake_env=()
+  mapfile -t fake_env < <(sed 's/^export //' "$dir/fakes.env")
+  local run=(env "${fake_env[@]}" MAPVEST_ENV=dev LOG_LEVEL=warning IDENTIFY_BUDGET_MS=8000 NEARBY_BUDGET_MS=6000
+    RATING_BUDGET_MS=6000)
+  local svc
+  for svc in Identify Nearby Rating PushDispatcher; do
+    "${run[@]}" ADMIN_PORT="$(stack_free_port)" "$bin/$svc" 2>"$dir/$svc.log" & pids+=($!)
+  done
+  "${run[@]}" PORT="$port" ADMIN_PORT="$(stack_free_port)" GATEWAY_INSTANCE_ID="api-trial-$$" GATEWAY_LIMITS=off \
+    AUTH_RETURN_CODE=1 "$bin/Gateway" 2>"$dir/Gateway.log" & pids+=($!)
+  local base="http://127.0.0.1:$port"
+  for _ in $(seq 1 300); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  # A session for the routes that require one, and services that have joined their consumer groups.
+  local code token
+  code=$(curl -fs -H 'Content-Type: application/json' -d '{"email":"api-trial@example.com"}' "$base/v1/auth/session" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["devCode"])')
+  token=$(curl -fs -H 'Content-Type: application/json' -d "{\"email\":\"api-trial@example.com\",\"code\":\"$code\"}" \
+    "$base/v1/auth/session/verify" | python3 -c 'import json,sys; print(json.load(sys.stdin)["session"]["token"])')
+  for _ in $(seq 1 60); do
+    curl -fs -o /dev/null -H "Authorization: Bearer $token" "$base/v1/finds?limit=1" \
+      && curl -fs -o /dev/null "$base/v1/rating/WARM" && curl -fs -o /dev/null "$base/v1/nearby?lat=1.5&lng=1.5" \
+      && curl -fs -o /dev/null -H "Authorization: Bearer $token" "$base/v1/push/prefs?tokenId=warm" && break
+    sleep 0.5
+  done
+  # From inside $dir, so schemathesis's and Hypothesis's own caches land there, not in the work tree.
+  (cd "$dir" && timeout "${API_TRIAL_SECONDS:-150}" "$bindir/schemathesis" run "$root/docs/openapi.yaml" --url "$base" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --max-response-time 10 \
+    --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
+    --seed 20261201 --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$status" -ne 0 ]; then
+    tail -120 "$dir/schemathesis.log" >&2
+    printf '[py-edge] schemathesis found problems (exit %s); full log: %s/schemathesis.log\n' "$status" "$dir" >&2
+  else
+    grep -E "^(Test cases|Operations|API Operations)|passed|Seed" "$dir/schemathesis.log" | tail -5 >&2 || true
+  fi
+  return "$status"
+}
