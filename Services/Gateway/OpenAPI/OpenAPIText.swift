@@ -228,6 +228,60 @@ paths:
           application/json:
             schema:
               $ref: '#/components/schemas/TokenRequest'
+    get:
+      operationId: openMagicLink
+      tags:
+      - auth
+      summary: The mailed sign-in link, opened in a browser or by the app
+      description: 'Redeems the single-use magic-link token exactly as `POST /v1/auth/verify` does (a link used by either
+        method is spent for both). A browser gets a small HTML page (signed in, expired, incomplete, unavailable); a client
+        whose `Accept` asks for `application/json` (and not `text/html`) gets the POST''s JSON. Responses carry `Cache-Control:
+        no-store` and `Referrer-Policy: no-referrer`.'
+      parameters:
+      - name: token
+        in: query
+        required: true
+        schema:
+          type: string
+          minLength: 10
+      responses:
+        '200':
+          description: Signed in
+          content:
+            text/html:
+              schema:
+                type: string
+            application/json:
+              schema:
+                $ref: '#/components/schemas/MagicLinkSessionResponse'
+        '400':
+          description: No token (`token required`)
+          content:
+            text/html:
+              schema:
+                type: string
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: '`invalid or expired token`, `wrong token purpose`, `malformed token`, `token already used or expired`,
+            `token mismatch`'
+          content:
+            text/html:
+              schema:
+                type: string
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Sign-in storage unavailable (`sign-in unavailable`)
+          content:
+            text/html:
+              schema:
+                type: string
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
   /v1/auth/me:
     get:
       summary: The signed-in user
@@ -903,6 +957,1111 @@ paths:
           application/json:
             schema:
               $ref: '#/components/schemas/SearchIntentRequest'
+  /mcp:
+    post:
+      tags:
+      - mcp
+      summary: One JSON-RPC 2.0 message to Mapvest's own tools (initialize, ping, tools/list, tools/call)
+      description: 'Streamable HTTP, stateless: one message per POST, one JSON reply. A notification (no id) is answered 202
+        with no body. A tool that cannot do its job answers 200 with result.isError true. Also at `/mcp/`.'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/McpJsonRpcRequest'
+      responses:
+        '200':
+          description: A JSON-RPC result or error (-32601 unknown method, -32602 unknown tool)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '202':
+          description: A notification; no body
+        '400':
+          description: A batch, a body that is not one JSON-RPC 2.0 message, unreadable or over 64 KiB (-32600)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '429':
+          description: The global limiter (300 requests/min per caller), as a JSON-RPC error (-32002); Retry-After set
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    get:
+      tags:
+      - mcp
+      summary: Not a stream here
+      responses:
+        '405':
+          description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+  /mcp/{peer}:
+    post:
+      tags:
+      - mcp
+      summary: Relay one JSON-RPC message to a registry peer (only `lattice`), one hop deeper
+      parameters:
+      - name: peer
+        in: path
+        required: true
+        schema:
+          type: string
+          example: lattice
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/McpJsonRpcRequest'
+      responses:
+        '200':
+          description: 'The peer''s own JSON-RPC reply, or an error: -32000 peer not configured, -32001 too deep (hop ≥ 2),
+            -32002 rate-limited (40 calls/min per address) or the daily relay cap, -32003 the peer did not answer'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '202':
+          description: A notification
+          forwarded; no body: null
+        '400':
+          description: Not a single JSON-RPC 2.0 message (-32600)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '404':
+          description: No such peer (-32000)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '429':
+          description: The global limiter, as a JSON-RPC error (-32002)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+  /.well-known/mcp.json:
+    get:
+      tags:
+      - mcp
+      summary: The MCP manifest (Cache-Control public, max-age=300; Access-Control-Allow-Origin *)
+      responses:
+        '200':
+          description: Where the server is, its tools, its configured peers and the hop limit
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpManifest'
+  /.well-known/mcp/server-card.json:
+    get:
+      tags:
+      - mcp
+      summary: The same manifest
+      responses:
+        '200':
+          description: The manifest
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpManifest'
+  /v1/proxy/places:
+    get:
+      operationId: proxyPlaces
+      tags:
+      - proxy
+      summary: Places near a point for the map, behind the maps token
+      description: 'Requires `Authorization: Bearer <maps token>` from `POST /v1/session/maps-token` (a session token is refused).
+        Answered from the same places tile cache and cascade as `/v1/nearby` (Google Places when the server has a key, else
+        OpenStreetMap), narrowed by `type` and `keyword`, filtered and ranked as nearby, at most 20 results, in Google''s
+        Nearby Search shape. The server''s Google key never leaves it.'
+      parameters:
+      - name: location
+        in: query
+        required: true
+        description: '`lat,lng` in decimal degrees'
+        schema:
+          type: string
+          pattern: ^-?\d+(\.\d+)?,-?\d+(\.\d+)?$
+          example: 40.7411,-73.9897
+      - name: radius
+        in: query
+        required: false
+        schema:
+          type: number
+          exclusiveMinimum: true
+          minimum: 0
+          maximum: 50000
+          default: 500
+      - name: keyword
+        in: query
+        required: false
+        description: Kept when a place's name or brand contains it (case-insensitive)
+        schema:
+          type: string
+          maxLength: 100
+      - name: type
+        in: query
+        required: false
+        description: A Google place type such as `cafe`
+        schema:
+          type: string
+          pattern: ^[a-z_]{1,40}$
+      responses:
+        '200':
+          description: Places (status `OK`), or none (`ZERO_RESULTS`)
+          headers:
+            Cache-Control:
+              schema:
+                type: string
+                example: private, max-age=60
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PlacesProxyResponse'
+        '400':
+          description: '`location=lat,lng required`, `radius must be a positive number <= 50000`, a bad `keyword` or `type`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: '`missing maps token`, `invalid maps token`, `wrong token purpose`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '502':
+          description: 'Every places source failed (`places lookup failed: …`)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Nearby service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: Nearby service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/quote:
+    get:
+      operationId: getQuote
+      tags:
+      - finance
+      summary: Live quote through the market-data router
+      description: 'The configured provider''s quote (Massive by default, Yahoo as the primary or the configured fallback),
+        cached 30 s per symbol. `Cache-Control: public, max-age=15, stale-while-revalidate=60` on a 200.'
+      parameters:
+      - name: symbol
+        in: query
+        required: true
+        schema:
+          type: string
+          maxLength: 32
+        example: MCD
+      responses:
+        '200':
+          description: The quote
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/QuoteResponse'
+        '400':
+          description: '`symbol required` (missing or blank), `invalid symbol` (not a ticker shape)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '502':
+          description: '`quote unavailable`: no provider had a quote'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: '`rating service unavailable`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: '`rating service timed out`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/quote-history:
+    get:
+      operationId: getQuoteHistory
+      tags:
+      - finance
+      summary: Provider-routed price history with OHLCV bars
+      description: 'Bars oldest first, `ts` in unix seconds; open, high, low and volume when the provider has them. Cached
+        30 min in Redis, shared by every Rating replica. `Cache-Control: public, max-age=60` on a 200. Never invents prices.'
+      parameters:
+      - name: symbol
+        in: query
+        required: true
+        schema:
+          type: string
+          maxLength: 32
+        example: AAPL
+      - name: period
+        in: query
+        required: false
+        description: Default `1mo`; aliases `1m`, `3M`, `1Y`, … are accepted.
+        schema:
+          type: string
+          enum:
+          - 5d
+          - 1mo
+          - 3mo
+          - 6mo
+          - 1y
+          - 2y
+          default: 1mo
+      - name: interval
+        in: query
+        required: false
+        description: Default `1d`; `15m` only with period `5d` or `1mo`; `1wk` and `15min` are aliases.
+        schema:
+          type: string
+          enum:
+          - 15m
+          - 1d
+          - 1w
+          default: 1d
+      responses:
+        '200':
+          description: The series with its provider citation
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/QuoteHistoryResponse'
+        '400':
+          description: '`symbol required`, `invalid symbol`, `period must be 5d, 1mo, 3mo, 6mo, 1y or 2y`, `interval must
+            be 15m, 1d, or 1w`, `interval 15m needs period 5d or 1mo`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '502':
+          description: '`history unavailable`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: '`rating service unavailable`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: '`rating service timed out`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/chart/{type}:
+    get:
+      operationId: getChart
+      tags:
+      - finance
+      summary: Chart PNG — the Underlying Analyzer's, or drawn by Mapvest
+      description: 'With the Underlying Analyzer reachable, its chart (`POST /api/charts/<type>`) is passed through unchanged.
+        Otherwise `price`, `regression`, `ridge` (alias `ridge-growth`) and `auction` are drawn here with cairo from the cached
+        price history: 1080 × 720 PNG, `provider` names the price source and `providerNote` says the chart was drawn by Mapvest
+        and why Underlying''s was not used. `auction` also returns `levels {poc, vah, val}` (value area 70 % of volume). The
+        other types need Underlying. `Cache-Control: public, max-age=300` on a 200.'
+      parameters:
+      - name: type
+        in: path
+        required: true
+        description: Case-insensitive; `_` is read as `-`.
+        schema:
+          type: string
+          enum:
+          - price
+          - regression
+          - ridge
+          - auction
+          - performance
+          - ridge-growth
+          - flow-compass
+          - torque
+          - portfolio
+          - volatility
+      - name: ticker
+        in: query
+        required: true
+        schema:
+          type: string
+          pattern: ^[A-Za-z][A-Za-z0-9.]{0,5}$
+        example: MCD
+      - name: period
+        in: query
+        required: false
+        description: Default `1mo` for auction, `2y` for torque, `1y` otherwise; aliases as for quote-history.
+        schema:
+          type: string
+          enum:
+          - 5d
+          - 1mo
+          - 3mo
+          - 6mo
+          - 1y
+          - 2y
+      - name: interval
+        in: query
+        required: false
+        schema:
+          type: string
+          enum:
+          - 15m
+          - 1d
+          - 1w
+          default: 1d
+      - name: month
+        in: query
+        required: false
+        description: 1–12; forwarded to Underlying for `performance`.
+        schema:
+          type: integer
+          minimum: 1
+          maximum: 12
+      responses:
+        '200':
+          description: The chart as base64 PNG, with auction levels when the type has them
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ChartResponse'
+        '400':
+          description: '`unsupported chart type (use price|regression|ridge|auction|performance|ridge-growth|flow-compass|torque|portfolio|volatility)`,
+            `ticker required (e.g. MCD)`, the period and interval messages of quote-history, `month must be 1-12`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '500':
+          description: '`internal error` (cairo could not draw or encode)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '502':
+          description: '`price history unavailable` (no price data; with a reason when the series is too short for the type),
+            or `underlying chart <type> unavailable: <reason>` for types only Underlying draws'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: '`chart renderer busy`, or the Rating service unavailable'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: '`rating service timed out`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/analysis/{ticker}:
+    get:
+      operationId: getAnalysis
+      tags:
+      - finance
+      summary: Underlying Analyzer snapshot
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+          pattern: ^[A-Za-z][A-Za-z0-9.]{0,5}$
+        example: MCD
+      responses:
+        '200':
+          description: The snapshot, normalized
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AnalysisSnapshot'
+        '400':
+          description: '`ticker required (e.g. MCD)`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '502':
+          description: '`underlying analysis <status>`, `underlying analysis unreachable`, `underlying analysis returned no
+            snapshot`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: '`underlying service not configured` (`UNDERLYING_URL=off`), or the Rating service unavailable'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: '`underlying analysis timed out` (`UNDERLYING_TIMEOUT_MS`), or no reply within the budget'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/prism/{ticker}/summary:
+    get:
+      operationId: getPrismSummary
+      tags:
+      - prism
+      summary: Stored Prism packet projection, passed through from the engine
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+          pattern: ^[A-Za-z][A-Za-z0-9.:-]{0,15}$
+      responses:
+        '200':
+          description: The engine's summary, byte for byte
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PrismSummary'
+        '400':
+          description: '`invalid ticker` with code `<engine>_bad_request`, or the engine rejected the request'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '404':
+          description: No packet built for this ticker yet (`<engine>_packet_not_found`)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '429':
+          description: The engine is busy (`<engine>_busy`, its `Retry-After` kept), or 503 `<engine>_not_configured` when
+            `UNDERLYING_URL=off`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '502':
+          description: The engine failed or is unreachable (`<engine>_upstream_failed`)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '503':
+          description: The engine is busy (`<engine>_busy`, its `Retry-After` kept), or 503 `<engine>_not_configured` when
+            `UNDERLYING_URL=off`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '504':
+          description: The engine timed out (`<engine>_timeout`), within `UNDERLYING_TIMEOUT_MS`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+  /v1/situate/{ticker}/summary:
+    get:
+      operationId: getSituateSummary
+      tags:
+      - situate
+      summary: Stored Situate packet projection, passed through from the engine
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+          pattern: ^[A-Za-z][A-Za-z0-9.:-]{0,15}$
+      responses:
+        '200':
+          description: The engine's summary, byte for byte
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/SituateSummary'
+        '400':
+          description: '`invalid ticker` with code `<engine>_bad_request`, or the engine rejected the request'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '404':
+          description: No packet built for this ticker yet (`<engine>_packet_not_found`)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '429':
+          description: The engine is busy (`<engine>_busy`, its `Retry-After` kept), or 503 `<engine>_not_configured` when
+            `UNDERLYING_URL=off`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '502':
+          description: The engine failed or is unreachable (`<engine>_upstream_failed`)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '503':
+          description: The engine is busy (`<engine>_busy`, its `Retry-After` kept), or 503 `<engine>_not_configured` when
+            `UNDERLYING_URL=off`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+        '504':
+          description: The engine timed out (`<engine>_timeout`), within `UNDERLYING_TIMEOUT_MS`
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ResearchError'
+  /v1/watchlist/lists:
+    get:
+      operationId: listWatchLists
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: The caller's lists, default first then by creation (the default is created lazily as "Default").
+      responses:
+        '200':
+          description: Lists
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchListsResponse'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '504':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+    post:
+      operationId: createWatchList
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/WatchListNameRequest'
+      responses:
+        '200':
+          description: The new list (tickerCount 0)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchListResponse'
+        '400':
+          description: '`name required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/lists/{id}:
+    parameters:
+    - name: id
+      in: path
+      required: true
+      schema:
+        type: string
+        maxLength: 64
+    patch:
+      operationId: renameWatchList
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/WatchListNameRequest'
+      responses:
+        '200':
+          description: The renamed list (no tickerCount)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchListResponse'
+        '400':
+          description: '`name required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found` (also another user''s list)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+    delete:
+      operationId: deleteWatchList
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: Deletes a non-default list and its tickers.
+      responses:
+        '204':
+          description: Deleted
+        '400':
+          description: '`cannot delete default list`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/lists/{id}/default:
+    parameters:
+    - name: id
+      in: path
+      required: true
+      schema:
+        type: string
+        maxLength: 64
+    post:
+      operationId: setDefaultWatchList
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: Promotes the list; the previous default is demoted in the same transaction.
+      responses:
+        '200':
+          description: The new default
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchListResponse'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/list-summary:
+    get:
+      operationId: watchListSummary
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: listId
+        in: query
+        required: false
+        description: Omitted → the default list
+        schema:
+          type: string
+      responses:
+        '200':
+          description: Sector composition (never a 500)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchListSummary'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/move:
+    post:
+      operationId: moveWatchEntry
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - ticker
+              - toListId
+              properties:
+                ticker:
+                  type: string
+                fromListId:
+                  type: string
+                toListId:
+                  type: string
+      responses:
+        '204':
+          description: Moved
+        '400':
+          description: '`ticker + toListId required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`ticker not in watchlist` or `list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist:
+    get:
+      operationId: listWatchEntries
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: listId
+        in: query
+        required: false
+        description: Omitted → the default list
+        schema:
+          type: string
+      responses:
+        '200':
+          description: Entries newest first (omitted listId → the default list)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchEntriesResponse'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/brief:
+    get:
+      operationId: watchlistBrief
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: Mapvest Daily for a list; a model outage is still a 200 (the outage brief).
+      parameters:
+      - name: listId
+        in: query
+        required: false
+        description: Omitted → the default list
+        schema:
+          type: string
+      responses:
+        '200':
+          description: The brief
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DailyBrief'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/headlines:
+    get:
+      operationId: watchlistHeadlines
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: listId
+        in: query
+        required: false
+        description: Omitted → the default list
+        schema:
+          type: string
+      - name: materiality
+        in: query
+        required: false
+        description: noise | minor | material, any case; keeps every unscored item
+        schema:
+          type: string
+      responses:
+        '200':
+          description: Headlines newest first (never a 500)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchHeadlinesResponse'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/add:
+    post:
+      operationId: addWatchEntry
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: Upserts an entry (omitted fields keep stored values); saved even when unconfirmed.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - ticker
+              properties:
+                ticker:
+                  type: string
+                  maxLength: 32
+                name:
+                  type: string
+                sector:
+                  type: string
+                source:
+                  $ref: '#/components/schemas/WatchSource'
+                listId:
+                  type: string
+      responses:
+        '200':
+          description: The stored entry
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchAddResponse'
+        '400':
+          description: '`ticker required`, `invalid ticker` or `invalid source`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`list not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/{ticker}:
+    delete:
+      operationId: removeWatchEntry
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+      responses:
+        '200':
+          description: Removed or not
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchRemoveResponse'
+        '400':
+          description: '`invalid ticker`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/watchlist/{ticker}/memo:
+    post:
+      operationId: attachWatchMemo
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - memo
+              properties:
+                memo:
+                  type: string
+                  minLength: 20
+                provider:
+                  type: string
+      responses:
+        '200':
+          description: The entry
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchEntryResponse'
+        '400':
+          description: '`memo required (min 20 chars)`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '401':
+          description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+        '404':
+          description: '`ticker not in watchlist`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
+  /v1/news/read:
+    get:
+      operationId: readNewsArticle
+      tags:
+      - news
+      summary: 'An article''s text through Exa /contents (Cache-Control: public, max-age=300, stale-while-revalidate=600).'
+      parameters:
+      - name: url
+        in: query
+        required: true
+        schema:
+          type: string
+          format: uri
+      responses:
+        '200':
+          description: 'The text, or `error: unavailable` with empty text'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/NewsReadResponse'
+        '400':
+          description: '`url required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/WatchErrorBody'
 components:
   responses:
     BadGateway:
@@ -2139,6 +3298,1119 @@ components:
       properties:
         user:
           $ref: '#/components/schemas/User'
+    McpJsonRpcRequest:
+      type: object
+      required:
+      - jsonrpc
+      - method
+      properties:
+        jsonrpc:
+          type: string
+          enum:
+          - '2.0'
+        id:
+          oneOf:
+          - type: string
+          - type: number
+          nullable: true
+        method:
+          type: string
+          example: tools/call
+        params:
+          type: object
+          additionalProperties: true
+    McpJsonRpcReply:
+      type: object
+      required:
+      - jsonrpc
+      - id
+      properties:
+        jsonrpc:
+          type: string
+          enum:
+          - '2.0'
+        id:
+          oneOf:
+          - type: string
+          - type: number
+          nullable: true
+        result:
+          type: object
+          additionalProperties: true
+          description: initialize, ping ({}), tools/list or McpToolResult
+        error:
+          type: object
+          required:
+          - code
+          - message
+          properties:
+            code:
+              type: integer
+              example: -32600
+            message:
+              type: string
+    McpToolResult:
+      type: object
+      required:
+      - content
+      - _meta
+      properties:
+        content:
+          type: array
+          items:
+            type: object
+            required:
+            - type
+            - text
+            properties:
+              type:
+                type: string
+                enum:
+                - text
+              text:
+                type: string
+                maxLength: 8000
+                description: JSON text of the tool result (McpSearchIntentResult, McpBrandLookupResult, McpRatingResult) or
+                  a refusal
+        isError:
+          type: boolean
+        _meta:
+          type: object
+          properties:
+            constellation:
+              type: object
+              required:
+              - server
+              - hop
+              - path
+              properties:
+                server:
+                  type: string
+                  example: mapvest
+                hop:
+                  type: integer
+                  minimum: 0
+                  maximum: 9
+                path:
+                  type: array
+                  items:
+                    type: string
+    McpSource:
+      type: object
+      required:
+      - provider
+      - fetchedAt
+      - confidence
+      properties:
+        provider:
+          type: string
+          enum:
+          - manual
+          - massive
+          - yahoo
+        fetchedAt:
+          type: string
+          format: date-time
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+    McpSearchIntentArgs:
+      type: object
+      additionalProperties: false
+      required:
+      - query
+      properties:
+        query:
+          type: string
+          minLength: 1
+          maxLength: 200
+    McpSearchIntentResult:
+      type: object
+      required:
+      - query
+      - intent
+      - probability
+      - method
+      - resolved
+      - sources
+      - confidence
+      properties:
+        query:
+          type: string
+        intent:
+          type: string
+          enum:
+          - ticker
+          - brand
+          - place
+          - question
+        probability:
+          type: number
+          minimum: 0
+          maximum: 1
+        method:
+          type: string
+          enum:
+          - deterministic
+          - jev
+          - fallback
+        resolved:
+          type: object
+          properties:
+            symbol:
+              type: string
+            brand:
+              type: string
+            placeQuery:
+              type: string
+        sources:
+          type: array
+          items:
+            $ref: '#/components/schemas/McpSource'
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+        note:
+          type: string
+    McpBrandLookupArgs:
+      type: object
+      additionalProperties: false
+      required:
+      - brand
+      properties:
+        brand:
+          type: string
+          minLength: 1
+          maxLength: 200
+    McpBrandLookupResult:
+      type: object
+      required:
+      - query
+      - found
+      - match
+      - sources
+      - confidence
+      properties:
+        query:
+          type: string
+        found:
+          type: boolean
+        match:
+          type: object
+          nullable: true
+          required:
+          - kind
+          - key
+          - ticker
+          - exchange
+          - parent
+          properties:
+            kind:
+              type: string
+              enum:
+              - exact
+              - contained
+            key:
+              type: string
+            ticker:
+              type: string
+            exchange:
+              type: string
+            parent:
+              type: string
+            sector:
+              type: string
+        sources:
+          type: array
+          items:
+            $ref: '#/components/schemas/McpSource'
+        confidence:
+          type: string
+          enum:
+          - high
+          - medium
+          - low
+        note:
+          type: string
+    McpRatingArgs:
+      type: object
+      additionalProperties: false
+      required:
+      - ticker
+      properties:
+        ticker:
+          type: string
+          minLength: 1
+          maxLength: 8
+          description: A leading $ is stripped
+    McpRatingResult:
+      description: 'The RatingResponse of GET /v1/rating/{ticker}, with quote and ratios evidence summaries withheld ("withheld:
+        restates licensed market data, which is not redistributed here"), other summaries clipped to 200 characters, and a
+        note for insufficient_signal or withheld evidence.'
+      type: object
+      additionalProperties: true
+      required:
+      - ticker
+      - status
+      - rating
+      - probabilities
+      - confidence
+      - drivers
+      - evidence
+      - inputs_used
+      - as_of
+      - disclaimer
+      properties:
+        ticker:
+          type: string
+        status:
+          type: string
+          enum:
+          - ok
+          - insufficient_signal
+        note:
+          type: string
+    McpAskLatticeArgs:
+      type: object
+      additionalProperties: false
+      required:
+      - question
+      properties:
+        question:
+          type: string
+          minLength: 1
+          maxLength: 600
+        to:
+          type: string
+          enum:
+          - field
+          - app
+          - connectome
+    McpManifest:
+      type: object
+      required:
+      - name
+      - title
+      - description
+      - version
+      - endpoint
+      - transport
+      - stateless
+      - auth
+      - protocolVersions
+      - tools
+      - peers
+      - hop
+      properties:
+        name:
+          type: string
+          example: mapvest
+        title:
+          type: string
+          example: Mapvest
+        description:
+          type: string
+        version:
+          type: string
+          example: 0.1.0
+        endpoint:
+          type: string
+          example: https://api-production-4b27.up.railway.app/mcp
+        transport:
+          type: string
+          enum:
+          - streamable-http
+        stateless:
+          type: boolean
+        auth:
+          type: string
+          enum:
+          - none
+        protocolVersions:
+          type: array
+          items:
+            type: string
+          example:
+          - '2025-11-25'
+          - '2025-06-18'
+          - '2025-03-26'
+          - '2024-11-05'
+        tools:
+          type: array
+          items:
+            type: object
+            required:
+            - name
+            - description
+            - readOnly
+            properties:
+              name:
+                type: string
+              description:
+                type: string
+                maxLength: 300
+              readOnly:
+                type: boolean
+        peers:
+          type: array
+          items:
+            type: object
+            required:
+            - name
+            - endpoint
+            - about
+            properties:
+              name:
+                type: string
+                example: lattice
+              endpoint:
+                type: string
+              about:
+                type: string
+        hop:
+          type: object
+          required:
+          - max
+          - headers
+          properties:
+            max:
+              type: integer
+              example: 2
+            headers:
+              type: array
+              items:
+                type: string
+              example:
+              - x-mcp-hop
+              - x-mcp-path
+    MagicLinkSession:
+      type: object
+      required:
+      - token
+      - userId
+      - expiresAt
+      properties:
+        token:
+          type: string
+        userId:
+          type: string
+        expiresAt:
+          type: string
+          format: date-time
+    MagicLinkSessionResponse:
+      type: object
+      required:
+      - session
+      properties:
+        session:
+          $ref: '#/components/schemas/MagicLinkSession'
+    PlacesProxyResponse:
+      type: object
+      required:
+      - html_attributions
+      - results
+      - status
+      properties:
+        html_attributions:
+          type: array
+          items:
+            type: string
+        results:
+          type: array
+          maxItems: 20
+          items:
+            $ref: '#/components/schemas/PlacesProxyResult'
+        status:
+          type: string
+          enum:
+          - OK
+          - ZERO_RESULTS
+    PlacesProxyResult:
+      type: object
+      required:
+      - place_id
+      - name
+      - geometry
+      - types
+      properties:
+        place_id:
+          type: string
+        name:
+          type: string
+        geometry:
+          type: object
+          required:
+          - location
+          properties:
+            location:
+              type: object
+              required:
+              - lat
+              - lng
+              properties:
+                lat:
+                  type: number
+                  minimum: -90
+                  maximum: 90
+                lng:
+                  type: number
+                  minimum: -180
+                  maximum: 180
+        types:
+          type: array
+          items:
+            type: string
+    ResearchError:
+      type: object
+      required:
+      - error
+      - code
+      properties:
+        error:
+          type: string
+        code:
+          type: string
+        upstreamStatus:
+          type: integer
+    Quote:
+      type: object
+      required:
+      - symbol
+      - price
+      - change
+      - changePct
+      - currency
+      - ts
+      - disclaimer
+      properties:
+        symbol:
+          type: string
+        price:
+          type: number
+        change:
+          type: number
+        changePct:
+          type: number
+        currency:
+          type: string
+        ts:
+          type: string
+        disclaimer:
+          type: string
+        name:
+          type: string
+        provider:
+          type: string
+          enum:
+          - massive
+          - yahoo
+        freshness:
+          type: string
+          enum:
+          - real-time
+          - delayed
+          - end-of-day
+          - unknown
+    QuoteResponse:
+      type: object
+      required:
+      - quote
+      properties:
+        quote:
+          $ref: '#/components/schemas/Quote'
+    QuoteHistoryResponse:
+      type: object
+      required:
+      - ticker
+      - period
+      - points
+      - sources
+      properties:
+        ticker:
+          type: string
+        period:
+          type: string
+          enum:
+          - 5d
+          - 1mo
+          - 3mo
+          - 6mo
+          - 1y
+          - 2y
+        interval:
+          type: string
+          enum:
+          - 15m
+          - 1d
+          - 1w
+          default: 1d
+        points:
+          type: array
+          items:
+            type: object
+            required:
+            - ts
+            - close
+            properties:
+              ts:
+                type: number
+              close:
+                type: number
+              open:
+                type: number
+              high:
+                type: number
+              low:
+                type: number
+              volume:
+                type: number
+        sources:
+          type: array
+          items:
+            type: object
+            required:
+            - provider
+            - fetchedAt
+            - confidence
+            properties:
+              provider:
+                type: string
+                enum:
+                - exa
+                - openrouter
+                - gemini
+                - massive
+                - yahoo
+                - polygon
+                - sec
+                - fred
+                - manual
+              url:
+                type: string
+                format: uri
+              fetchedAt:
+                type: string
+              confidence:
+                type: string
+                enum:
+                - high
+                - medium
+                - low
+    ChartResponse:
+      type: object
+      required:
+      - ticker
+      - period
+      - image
+      properties:
+        ticker:
+          type: string
+        type:
+          type: string
+        period:
+          type: string
+        interval:
+          type: string
+        image:
+          type: object
+          required:
+          - mime
+          - data
+          properties:
+            mime:
+              type: string
+            data:
+              type: string
+              description: base64
+            filename:
+              type: string
+        levels:
+          type: object
+          properties:
+            poc:
+              type: number
+            vah:
+              type: number
+            val:
+              type: number
+        meta:
+          type: object
+          additionalProperties: {}
+        provider:
+          type: string
+        providerNote:
+          type: string
+        sourceUrl:
+          type: string
+          format: uri
+    AnalysisSnapshot:
+      type: object
+      required:
+      - ticker
+      properties:
+        ticker:
+          type: string
+        name:
+          type: string
+        sector:
+          type: string
+        industry:
+          type: string
+        price:
+          type: number
+        change:
+          type: number
+        changePercent:
+          type: number
+        marketCap:
+          anyOf:
+          - type: string
+          - type: number
+        trailingPe:
+          anyOf:
+          - type: string
+          - type: number
+        annualVolatility:
+          type: number
+        fiftyTwoWeekHigh:
+          type: number
+        fiftyTwoWeekLow:
+          type: number
+        brief:
+          type: string
+        briefProvider:
+          type: string
+        sourceUrl:
+          type: string
+          format: uri
+    PrismSummary:
+      type: object
+      required:
+      - ticker
+      additionalProperties: true
+      properties:
+        ticker:
+          type: string
+        as_of:
+          type: string
+          nullable: true
+        generated_at:
+          type: string
+          nullable: true
+        engine_version:
+          type: string
+          nullable: true
+        name:
+          type: string
+          nullable: true
+        sector:
+          type: string
+          nullable: true
+        industry:
+          type: string
+          nullable: true
+        text:
+          type: string
+          nullable: true
+        recommendation:
+          type: object
+          nullable: true
+          required:
+          - action
+          - strength
+          - conviction
+          - one_line
+          properties:
+            action:
+              type: string
+              enum:
+              - strong_buy
+              - buy
+              - hold
+              - sell
+              - strong_sell
+            strength:
+              type: string
+              enum:
+              - strong
+              - normal
+              - weak
+            conviction:
+              type: number
+              minimum: 0
+              maximum: 1
+            one_line:
+              type: string
+        one_line:
+          type: string
+          nullable: true
+        memo_excerpt:
+          type: string
+          nullable: true
+        unavailable_sections:
+          type: array
+          items:
+            type: string
+        errors:
+          type: array
+          items:
+            type: object
+            required:
+            - source
+            - error
+            properties:
+              source:
+                type: string
+              error:
+                type: string
+        disclaimer:
+          type: string
+    SituateSummary:
+      type: object
+      required:
+      - ticker
+      additionalProperties: true
+      properties:
+        ticker:
+          type: string
+        as_of:
+          type: string
+          nullable: true
+        generated_at:
+          type: string
+          nullable: true
+        engine_version:
+          type: string
+          nullable: true
+        name:
+          type: string
+          nullable: true
+        sector:
+          type: string
+          nullable: true
+        industry:
+          type: string
+          nullable: true
+        text:
+          type: string
+          nullable: true
+        posture:
+          type: object
+          nullable: true
+          required:
+          - stance
+          - horizon
+          - conviction
+          - one_line
+          properties:
+            stance:
+              type: string
+              enum:
+              - odds_favorable
+              - balanced
+              - odds_unfavorable
+            horizon:
+              type: string
+            conviction:
+              type: number
+              minimum: 0
+              maximum: 1
+            one_line:
+              type: string
+        one_line:
+          type: string
+          nullable: true
+        memo_excerpt:
+          type: string
+          nullable: true
+        unavailable_sections:
+          type: array
+          items:
+            type: string
+        errors:
+          type: array
+          items:
+            type: object
+            required:
+            - source
+            - error
+            properties:
+              source:
+                type: string
+              error:
+                type: string
+        disclaimer:
+          type: string
+    WatchErrorBody:
+      type: object
+      required:
+      - error
+      properties:
+        error:
+          type: string
+    WatchSource:
+      type: string
+      enum:
+      - camera
+      - map
+      - list
+      - manual
+      - detail
+      - live
+      - web
+    WatchEntry:
+      type: object
+      required:
+      - ticker
+      - source
+      - createdAt
+      properties:
+        ticker:
+          type: string
+        name:
+          type: string
+        sector:
+          type: string
+        source:
+          $ref: '#/components/schemas/WatchSource'
+        memo:
+          type: string
+        memoProvider:
+          type: string
+        createdAt:
+          type: string
+          format: date-time
+        listId:
+          type: string
+    WatchList:
+      type: object
+      required:
+      - id
+      - name
+      - isDefault
+      - createdAt
+      properties:
+        id:
+          type: string
+        name:
+          type: string
+          maxLength: 60
+        isDefault:
+          type: boolean
+        tickerCount:
+          type: integer
+          minimum: 0
+        createdAt:
+          type: string
+          format: date-time
+    WatchListNameRequest:
+      type: object
+      required:
+      - name
+      properties:
+        name:
+          type: string
+    WatchListsResponse:
+      type: object
+      required:
+      - lists
+      properties:
+        lists:
+          type: array
+          items:
+            $ref: '#/components/schemas/WatchList'
+    WatchListResponse:
+      type: object
+      required:
+      - list
+      properties:
+        list:
+          $ref: '#/components/schemas/WatchList'
+    WatchEntriesResponse:
+      type: object
+      required:
+      - items
+      properties:
+        items:
+          type: array
+          items:
+            $ref: '#/components/schemas/WatchEntry'
+    WatchEntryResponse:
+      type: object
+      required:
+      - entry
+      properties:
+        entry:
+          $ref: '#/components/schemas/WatchEntry'
+    WatchAddResponse:
+      type: object
+      required:
+      - entry
+      - unresolved
+      properties:
+        entry:
+          $ref: '#/components/schemas/WatchEntry'
+        unresolved:
+          type: boolean
+    WatchRemoveResponse:
+      type: object
+      required:
+      - ok
+      - removed
+      properties:
+        ok:
+          type: boolean
+          enum:
+          - true
+        removed:
+          type: boolean
+    WatchListSummary:
+      type: object
+      required:
+      - sectors
+      - backtestReady
+      - tickerCount
+      - updatedAt
+      properties:
+        sectors:
+          type: array
+          items:
+            type: object
+            required:
+            - sector
+            - count
+            - pct
+            properties:
+              sector:
+                type: string
+              count:
+                type: integer
+              pct:
+                type: number
+                minimum: 0
+                maximum: 1
+        backtestReady:
+          type: boolean
+        tickerCount:
+          type: integer
+        updatedAt:
+          type: string
+          format: date-time
+    DailyBrief:
+      type: object
+      required:
+      - headline
+      - body
+      - generatedAt
+      additionalProperties: false
+      properties:
+        headline:
+          type: string
+        body:
+          type: string
+        generatedAt:
+          type: string
+          format: date-time
+    WatchJevMateriality:
+      type: object
+      required:
+      - level
+      - score
+      - confidence
+      properties:
+        level:
+          type: string
+          enum:
+          - noise
+          - minor
+          - material
+        score:
+          type: number
+          minimum: 0
+          maximum: 1
+        confidence:
+          type: number
+          minimum: 0.55
+          maximum: 1
+    WatchHeadline:
+      type: object
+      required:
+      - title
+      - url
+      - source
+      - publishedAt
+      - ticker
+      properties:
+        title:
+          type: string
+        url:
+          type: string
+        source:
+          type: string
+        publishedAt:
+          type: string
+          format: date-time
+        ticker:
+          type: string
+        jev_materiality:
+          $ref: '#/components/schemas/WatchJevMateriality'
+    WatchHeadlinesResponse:
+      type: object
+      required:
+      - items
+      - tickers
+      - materiality
+      - generatedAt
+      properties:
+        items:
+          type: array
+          items:
+            $ref: '#/components/schemas/WatchHeadline'
+        tickers:
+          type: array
+          items:
+            type: string
+        materiality:
+          type: string
+          enum:
+          - noise
+          - minor
+          - material
+          nullable: true
+        generatedAt:
+          type: string
+          format: date-time
+    NewsReadResponse:
+      type: object
+      required:
+      - url
+      - text
+      - source
+      - fetchedAt
+      properties:
+        title:
+          type: string
+        url:
+          type: string
+        text:
+          type: string
+        source:
+          type: string
+          enum:
+          - exa
+        fetchedAt:
+          type: string
+          format: date-time
+        error:
+          type: string
+          enum:
+          - unavailable
 
 """#
 }
