@@ -122,7 +122,7 @@ struct MapvestTools: Sendable {
             let raw = args.string("ticker", 1...8)
             if let refusal = args.refusal { return refusal }
             let unprefixed = (raw ?? "").hasPrefix("$") ? String((raw ?? "").dropFirst()) : raw ?? ""
-            guard let ticker = ResearchRoutes.ratingTicker(unprefixed) else {
+            guard let ticker = ResearchInput.ratingTicker(unprefixed) else {
                 return .error("invalid ticker: give a listed symbol such as \"MCD\" or \"BRK.B\"")
             }
             if !(await ratingCache.isCached(ticker)), !freshRatings.take() {

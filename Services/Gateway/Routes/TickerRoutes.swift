@@ -34,7 +34,7 @@ struct TickerRoutes: Sendable {
                 }
             },
             Route("GET", "/v1/analysis/:ticker") { context in
-                guard let ticker = ResearchRoutes.ratingTicker(context.parameters["ticker"]) else {
+                guard let ticker = ResearchInput.ratingTicker(context.parameters["ticker"]) else {
                     return .error(400, "ticker required (e.g. MCD)")
                 }
                 return await send(AnalysisCommand.name, key: ticker, AnalysisCommand(ticker: ticker), context)
@@ -99,7 +99,7 @@ struct TickerRoutes: Sendable {
     /// optional whole `month` 1…12.
     static func chart(type raw: String?, _ query: [String: String]) -> Result<ChartCommand, Invalid> {
         guard let type = raw.flatMap(ChartType.init(path:)) else { return .failure(Invalid(text: ChartType.validationError)) }
-        guard let ticker = ResearchRoutes.ratingTicker(query["ticker"]) else {
+        guard let ticker = ResearchInput.ratingTicker(query["ticker"]) else {
             return .failure(Invalid(text: "ticker required (e.g. MCD)"))
         }
         guard let period = present(query["period"]).map(PricePeriod.init(query:)) ?? type.defaultPeriod else {
@@ -110,7 +110,8 @@ struct TickerRoutes: Sendable {
         }
         var month: Int?
         if let text = present(query["month"]) {
-            guard let value = NearbyRoute.number(text), value == value.rounded(), (1...12).contains(value) else {
+            // Range-checked before the conversion (edge input rule: no Int(someDouble) on outside data unchecked).
+            guard let value = Double(text), value.isFinite, value == value.rounded(), (1...12).contains(value) else {
                 return .failure(Invalid(text: "month must be 1-12"))
             }
             month = Int(value)
