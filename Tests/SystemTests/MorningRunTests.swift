@@ -59,8 +59,11 @@ extension SystemTests {
             #expect(sent.count == 50)
             #expect(Set(sent.flatMap(\.userIds)) == Set(users))
             #expect(sent.allSatisfy { $0.title == "Your morning read" && $0.eventKey == .dailyBrief })
-            // One brief each: 50 model calls for 50 ticker sets, whichever replica wrote them.
-            #expect(openRouter.requests.count == 50)
+            // One brief each, whichever replica wrote it: every ticker set reached the model, and only a retry after a
+            // failed call (an outage brief is never cached, so a later run writes it again) may add a call.
+            let prompted = Set((0..<50).filter { i in openRouter.requests.contains { $0.bodyText.contains("MR\(i)X") } })
+            #expect(prompted.count == 50)
+            #expect((50...52).contains(openRouter.requests.count))
             #expect(!openRouter.requests.contains { $0.bodyText.contains("SIDE") })
 
             #expect(second.log.contains("push scheduler on") && second.log.contains("\"job\":\"briefs.movers\""))
