@@ -8,6 +8,7 @@ struct BriefsCommands: Sendable {
     let headlines: WatchlistHeadlines
     let news: NewsReader
     let scheduled: ScheduledRuns
+    let alerts: PriceAlertCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -29,6 +30,11 @@ struct BriefsCommands: Sendable {
         case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
         case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
         case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
+        case PriceAlertCommandName.create: return try await alerts.create(command.decode())
+        case PriceAlertCommandName.list: return try await alerts.list(command.decode())
+        case PriceAlertCommandName.check: return try await alerts.check(command.decode())
+        case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())
+        case ScanPriceAlertsCommand.name: return try await alerts.scan(command.decode())
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }
