@@ -9,6 +9,7 @@ struct BriefsCommands: Sendable {
     let news: NewsReader
     let scheduled: ScheduledRuns
     let alerts: PriceAlertCommands
+    let backtest: BacktestCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -35,6 +36,7 @@ struct BriefsCommands: Sendable {
         case PriceAlertCommandName.check: return try await alerts.check(command.decode())
         case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())
         case ScanPriceAlertsCommand.name: return try await alerts.scan(command.decode())
+        case BacktestCommand.name: return try await backtest.run(command.decode())
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -48,7 +48,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         news: NewsReader(exa: exa),
         scheduled: scheduled,
         alerts: PriceAlertCommands(
-            store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context))
+            store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context),
+        backtest: BacktestCommands(store: store, market: market))
 
     var parts: [any Service] = [
         try CommandRunner(

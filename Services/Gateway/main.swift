@@ -49,6 +49,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
+            + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
             ).routes)
