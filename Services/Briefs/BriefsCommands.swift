@@ -10,6 +10,7 @@ struct BriefsCommands: Sendable {
     let scheduled: ScheduledRuns
     let alerts: PriceAlertCommands
     let backtest: BacktestCommands
+    let memos: TickerMemos
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -37,6 +38,8 @@ struct BriefsCommands: Sendable {
         case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())
         case ScanPriceAlertsCommand.name: return try await alerts.scan(command.decode())
         case BacktestCommand.name: return try await backtest.run(command.decode())
+        case TickerMemoCommand.name: return try await memos.memo(command.decode(), deadline: command.deadline)
+        case SECFilingsCommand.name: return await memos.filings(try command.decode(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

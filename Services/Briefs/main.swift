@@ -20,7 +20,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
     try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations)
-    try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations)
+    try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -49,7 +49,9 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         scheduled: scheduled,
         alerts: PriceAlertCommands(
             store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context),
-        backtest: BacktestCommands(store: store, market: market))
+        backtest: BacktestCommands(store: store, market: market),
+        memos: TickerMemos(
+            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context))
 
     var parts: [any Service] = [
         try CommandRunner(

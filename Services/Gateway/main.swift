@@ -50,6 +50,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
+            + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
             ).routes)

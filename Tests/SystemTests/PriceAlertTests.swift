@@ -44,8 +44,10 @@ extension SystemTests {
                 try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":"abc"}"#), 400,
                 "threshold must be a finite number")
             expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":1e999}"#), 400,
+                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":null}"#), 400,
                 "threshold must be a finite number")
+            // A number JSON cannot hold makes the body unreadable, as any broken body.
+            #expect(try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":1e999}"#).status == 400)
             expectError(
                 try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","note":"a\u0000b","threshold":1}"#), 400,
                 "note must not contain NUL")
