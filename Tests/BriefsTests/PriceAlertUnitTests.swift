@@ -52,3 +52,14 @@ import Testing
         #expect(try JSONDecoder().decode(ScanPriceAlertsCommand.self, from: Data(jobs[0].body)).userId == nil)
     }
 }
+
+/// The `memo_finished` push's wire strings (§i.9).
+@Suite struct MemoUnitTests {
+    @Test func memoFinishedNamesTheTickerAndDedupesPerDay() {
+        let push = TickerMemos.push(userId: "usr_1", ticker: "AAPL", day: "20261201")
+        #expect(push.title == "Your $AAPL brief is ready" && push.eventKey == .memoFinished)
+        #expect(push.target == PushTarget(type: "company", fields: ["ticker": .string("AAPL")]))
+        #expect(push.data["kind"] == .string("memo_finished"))
+        #expect(push.dedupe == [PushDedupe(slot: "memo_finished", key: "20261201-AAPL")])
+    }
+}

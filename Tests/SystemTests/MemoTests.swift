@@ -83,7 +83,7 @@ extension SystemTests {
 
         @Test func aWrittenMemoIsStoredForItsOwnerAndPushed() async throws {
             let edgar = try Self.edgar()
-            let (massive, _, jev, base) = try BriefsFakes.upstreams(BriefsFakes.Knobs())
+            let (massive, unused, jev, base) = try BriefsFakes.upstreams(BriefsFakes.Knobs())
             let model = try FakeUpstream { _ in
                 let content = "{\"memo\":\"\(Self.memoText)\"}"
                 let body = try? JSONSerialization.data(withJSONObject: [
@@ -131,7 +131,7 @@ extension SystemTests {
             #expect(try await Self.storedMemos(pool, otherId) == 0)
             await pushes.stop()
             await pool.close()
-            for fake in [edgar, massive, model, jev] { await fake.shutdown() }
+            for fake in [edgar, massive, model, unused, jev] { await fake.shutdown() }
         }
     }
 }

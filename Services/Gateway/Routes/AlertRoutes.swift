@@ -36,11 +36,8 @@ struct AlertRoutes: Sendable {
         }
     }
 
-    /// An id as issued (`alt_<uuid>`): 1–64 of `[A-Za-z0-9_-]`; anything else is no one's alert.
-    static func isAlertId(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count)
-            && id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 45 }
-    }
+    /// An id as issued (`alt_<uuid>`): the same alphabet and length as list ids; anything else is no one's alert.
+    static func isAlertId(_ id: String) -> Bool { WatchlistRoutes.isListId(id) }
 
     static func delete(userId: String, _ context: RouteContext) -> Result<PriceAlertUserCommand, HTTPResponse> {
         guard let id = context.parameters["id"], isAlertId(id) else { return .failure(.error(404, "not found")) }

@@ -18,7 +18,7 @@ struct MemoRoutes: Sendable {
                 guard let ticker = body?.ticker.flatMap(AlertRoutes.normalizedTicker) else {
                     return .error(400, "ticker required")
                 }
-                let userId = context.caller.user?.id
+                let userId = context.caller.session?.userId
                 return await caller.call(
                     .briefs, TickerMemoCommand.name, key: userId ?? ticker,
                     command: TickerMemoCommand(userId: userId, ticker: ticker), budget: memoBudget,
