@@ -128,7 +128,7 @@ let package = Package(
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
         tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
-        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
+        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto", "Finance", "Contracts", "Runtime"]),
     ],
     swiftLanguageModes: [.v6]
 )

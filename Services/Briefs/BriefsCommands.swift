@@ -8,6 +8,9 @@ struct BriefsCommands: Sendable {
     let headlines: WatchlistHeadlines
     let news: NewsReader
     let scheduled: ScheduledRuns
+    let alerts: PriceAlertCommands
+    let backtest: BacktestCommands
+    let memos: TickerMemos
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -29,6 +32,14 @@ struct BriefsCommands: Sendable {
         case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
         case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
         case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
+        case PriceAlertCommandName.create: return try await alerts.create(command.decode())
+        case PriceAlertCommandName.list: return try await alerts.list(command.decode())
+        case PriceAlertCommandName.check: return try await alerts.check(command.decode())
+        case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())
+        case ScanPriceAlertsCommand.name: return try await alerts.scan(command.decode())
+        case BacktestCommand.name: return try await backtest.run(command.decode())
+        case TickerMemoCommand.name: return try await memos.memo(command.decode(), deadline: command.deadline)
+        case SECFilingsCommand.name: return await memos.filings(try command.decode(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

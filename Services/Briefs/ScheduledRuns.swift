@@ -81,14 +81,19 @@ struct ScheduledRuns: Sendable {
             dedupe: [PushDedupe(slot: "watchlist_mover", key: "\(day)-\(ticker)")])
     }
 
-    /// Publishes `make(userId)` as command `name` for every user with default-list tickers, page by page, each
-    /// page's commands at once. Throws (and the failure is logged) when a command could not be published.
-    private func expand<C: Encodable & Sendable>(name: String, _ make: @escaping @Sendable (String) -> C) async throws -> Int {
+    /// Publishes `make(userId)` as command `name` for every user `users(after, limit)` pages through (by default
+    /// those with default-list tickers), each page's commands at once. Throws (and the failure is logged) when a
+    /// command could not be published.
+    func expand<C: Encodable & Sendable>(
+        name: String, users page: (@Sendable (String, Int) async throws -> [String])? = nil,
+        _ make: @escaping @Sendable (String) -> C
+    ) async throws -> Int {
         var after = ""
         var total = 0
-        let context = self.context
+        let (context, store) = (self.context, self.store)
+        let page = page ?? { try await store.usersWithDefaultTickers(after: $0, limit: $1) }
         while true {
-            let users = try await store.usersWithDefaultTickers(after: after, limit: Self.pageSize)
+            let users = try await page(after, Self.pageSize)
             guard let lastUser = users.last else { return total }
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for user in users {

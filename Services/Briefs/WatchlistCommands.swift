@@ -70,7 +70,9 @@ struct WatchlistCommands: Sendable {
         let total = entries.count
         let sectors = counts.map { WatchListSummary.Sector(sector: $0.key, count: $0.value, pct: Double($0.value) / Double(total)) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.sector < $1.sector }
-        return WatchListSummary(sectors: sectors, backtestReady: total > 0, tickerCount: total, updatedAt: updatedAt)
+        // Ready means `POST /v1/backtest` over this list has a symbol it accepts.
+        let ready = !BacktestCommand.symbols(entries.map(\.ticker)).isEmpty
+        return WatchListSummary(sectors: sectors, backtestReady: ready, tickerCount: total, updatedAt: updatedAt)
     }
 
     func move(_ command: WatchMoveCommand) async throws -> Reply {

@@ -20,6 +20,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
     try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations)
+    try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -35,6 +36,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let briefs = DailyBriefs(
         writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
         claims: claims, redis: redis, context: context)
+    let scheduled = ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context)
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
             store: store,
@@ -44,7 +46,12 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
             logger: logger),
         news: NewsReader(exa: exa),
-        scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context))
+        scheduled: scheduled,
+        alerts: PriceAlertCommands(
+            store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context),
+        backtest: BacktestCommands(store: store, market: market),
+        memos: TickerMemos(
+            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context))
 
     var parts: [any Service] = [
         try CommandRunner(
@@ -58,7 +65,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         }
         parts.append(
             CommandScheduler(
-                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")), claims: claims,
+                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")) + PriceAlertCommands.jobs,
+                claims: claims,
                 publisher: context.publisher, timeZone: zone, logger: logger))
         logger.info("push scheduler on", ["scheduler.time_zone": .string(zoneName)])
     }

@@ -48,6 +48,9 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes
+            + AlertRoutes(caller: caller, budget: budgets.standard).routes
+            + [BacktestRoute(caller: caller, budget: budgets.rating).route]
+            + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
             ).routes)

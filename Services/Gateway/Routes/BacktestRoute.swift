@@ -1,0 +1,51 @@
+import Contracts
+import Foundation
+import HTTPServer
+
+/// `POST /v1/backtest` (CONTRACT.md §n.3), bearer-only, answered by Briefs: `{tickers?, period?, listId?}`.
+/// With `tickers` (an array; the valid symbols are kept, none left → 400) those are tested; without it, the
+/// list `listId` (absent = the default list). `period` is 1mo, 3mo, 6mo or 1y; anything else is 3mo.
+struct BacktestRoute: Sendable {
+    let caller: ServiceCaller
+    let budget: Duration
+
+    var route: Route {
+        let (caller, budget) = (self.caller, self.budget)
+        return Route("POST", "/v1/backtest", auth: .required) { context in
+            guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+            switch Self.command(userId: userId, context) {
+            case .failure(let response): return response
+            case .success(let command):
+                return await caller.call(
+                    .briefs, BacktestCommand.name, key: userId, command: command, budget: budget,
+                    requestId: context.requestId)
+            }
+        }
+    }
+
+    static func command(userId: String, _ context: RouteContext) -> Result<BacktestCommand, HTTPResponse> {
+        let required = HTTPResponse.error(400, "tickers required (non-empty array of symbols)")
+        guard case .success(let body) = JSONBody.decode([String: JSONValue].self, from: context.request, error: "") else {
+            return .failure(required)
+        }
+        var period = PricePeriod.threeMonths
+        if case .string(let raw) = body["period"], let known = PricePeriod(rawValue: raw), BacktestCommand.periods.contains(known) {
+            period = known
+        }
+        switch body["tickers"] {
+        case nil:
+            var listId: String?
+            if case .string(let raw) = body["listId"], !raw.isEmpty {
+                guard WatchlistRoutes.isListId(raw) else { return .failure(.error(404, "list not found")) }
+                listId = raw
+            }
+            return .success(BacktestCommand(userId: userId, tickers: nil, listId: listId, period: period))
+        case .array(let values):
+            let symbols = BacktestCommand.symbols(values.compactMap { if case .string(let s) = $0 { s } else { nil } })
+            guard !symbols.isEmpty else { return .failure(required) }
+            return .success(BacktestCommand(userId: userId, tickers: symbols, listId: nil, period: period))
+        default:
+            return .failure(required)
+        }
+    }
+}

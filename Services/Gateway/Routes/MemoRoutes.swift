@@ -1,0 +1,37 @@
+import Contracts
+import Foundation
+import HTTPServer
+
+/// The memo routes (CONTRACT.md §n.3), answered by Briefs: `POST /v1/memo {ticker}` (sign-in optional; a signed-in
+/// caller's memo is stored and pushed) and `GET /v1/memo/sec/:ticker`. Tickers as the alerts take them.
+struct MemoRoutes: Sendable {
+    let caller: ServiceCaller
+    let memoBudget: Duration
+    let budget: Duration
+
+    var routes: [Route] {
+        let (caller, memoBudget, budget) = (self.caller, self.memoBudget, self.budget)
+        return [
+            Route("POST", "/v1/memo", auth: .optional) { context in
+                struct Body: Decodable { let ticker: String? }
+                let body = try? JSONDecoder().decode(Body.self, from: Data(context.request.body))
+                guard let ticker = body?.ticker.flatMap(AlertRoutes.normalizedTicker) else {
+                    return .error(400, "ticker required")
+                }
+                let userId = context.caller.session?.userId
+                return await caller.call(
+                    .briefs, TickerMemoCommand.name, key: userId ?? ticker,
+                    command: TickerMemoCommand(userId: userId, ticker: ticker), budget: memoBudget,
+                    requestId: context.requestId)
+            },
+            Route("GET", "/v1/memo/sec/:ticker", auth: .optional) { context in
+                guard let ticker = context.parameters["ticker"].flatMap(AlertRoutes.normalizedTicker) else {
+                    return .error(400, "ticker required")
+                }
+                return await caller.call(
+                    .briefs, SECFilingsCommand.name, key: ticker, command: SECFilingsCommand(ticker: ticker),
+                    budget: budget, requestId: context.requestId)
+            },
+        ]
+    }
+}
