@@ -44,10 +44,13 @@ extension SystemTests {
             for body in ["{}", #"{"name":"   "}"#, "not json", #"{"name":5}"#] {
                 expectError(try await send("POST", "/v1/watchlist/lists", body), 400, "name required")
             }
-            expectError(try await send("POST", "/v1/watchlist/lists", #"{"name":"a\u0000b"}"#), 400, "name must not contain NUL")
+            // NUL is refused at the edge for every JSON body, before the route sees it.
+            expectError(
+                try await send("POST", "/v1/watchlist/lists", #"{"name":"a\u0000b"}"#), 400,
+                "request body must not contain NUL characters")
             expectError(
                 try await send("POST", "/v1/watchlist/add", #"{"ticker":"AAPL","name":"x\u0000"}"#), 400,
-                "name and sector must not contain NUL")
+                "request body must not contain NUL characters")
             let created = try await send("POST", "/v1/watchlist/lists", #"{"name":"  Tech names  "}"#)
             let tech = try JSONDecoder().decode(WatchListResponse.self, from: Data(created.body)).list
             #expect(created.status == 200 && tech.name == "Tech names" && !tech.isDefault && tech.tickerCount == 0)

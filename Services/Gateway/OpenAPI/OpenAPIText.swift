@@ -1002,7 +1002,55 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
   /mcp/{peer}:
+    parameters:
+    - &id001
+      name: peer
+      in: path
+      required: true
+      schema:
+        type: string
+        example: lattice
     post:
       tags:
       - mcp
@@ -1049,6 +1097,57 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpJsonRpcReply'
+    get:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
   /.well-known/mcp.json:
     get:
       tags:
@@ -1061,6 +1160,57 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+    post:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
   /.well-known/mcp/server-card.json:
     get:
       tags:
@@ -1073,6 +1223,57 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+    post:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: the manifest is read with GET'
+      responses:
+        '405':
+          description: 'Header Allow: GET; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
   /v1/proxy/places:
     get:
       operationId: proxyPlaces
@@ -2062,6 +2263,507 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+  /mcp/:
+    post:
+      tags:
+      - mcp
+      summary: One JSON-RPC 2.0 message to Mapvest's own tools (initialize, ping, tools/list, tools/call)
+      description: 'Streamable HTTP, stateless: one message per POST, one JSON reply. A notification (no id) is answered 202
+        with no body. A tool that cannot do its job answers 200 with result.isError true. Also at `/mcp/`.'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/McpJsonRpcRequest'
+      responses:
+        '200':
+          description: A JSON-RPC result or error (-32601 unknown method, -32602 unknown tool)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '202':
+          description: A notification; no body
+        '400':
+          description: A batch, a body that is not one JSON-RPC 2.0 message, unreadable or over 64 KiB (-32600)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '429':
+          description: The global limiter (300 requests/min per caller), as a JSON-RPC error (-32002); Retry-After set
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    get:
+      tags:
+      - mcp
+      summary: Not a stream here
+      responses:
+        '405':
+          description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+  /mcp/{peer}/:
+    parameters:
+    - *id001
+    post:
+      tags:
+      - mcp
+      summary: Relay one JSON-RPC message to a registry peer (only `lattice`), one hop deeper
+      parameters:
+      - name: peer
+        in: path
+        required: true
+        schema:
+          type: string
+          example: lattice
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/McpJsonRpcRequest'
+      responses:
+        '200':
+          description: 'The peer''s own JSON-RPC reply, or an error: -32000 peer not configured, -32001 too deep (hop ≥ 2),
+            -32002 rate-limited (40 calls/min per address) or the daily relay cap, -32003 the peer did not answer'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '202':
+          description: A notification
+          forwarded; no body: null
+        '400':
+          description: Not a single JSON-RPC 2.0 message (-32600)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '404':
+          description: No such peer (-32000)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+        '429':
+          description: The global limiter, as a JSON-RPC error (-32002)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    get:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    head:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+    delete:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    put:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+    patch:
+      tags:
+      - mcp
+      summary: 'Not served here: MCP is one JSON-RPC message per POST'
+      responses:
+        '405':
+          description: 'Header Allow: POST; JSON-RPC error -32000'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/McpJsonRpcReply'
+  /v1/alerts:
+    post:
+      operationId: createPriceAlert
+      tags:
+      - alerts
+      security:
+      - bearerAuth: []
+      summary: Create a price alert. 400 `ticker required` (trimmed, upper-cased, ^[A-Z][A-Z0-9.-]{0,9}$), `kind must be one
+        of price_above, price_below, pct_move`, `threshold must be a finite number` (a number or numeric string), `note must
+        not contain NUL`; the note is trimmed and cut at 240.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/CreatePriceAlertRequest'
+      responses:
+        '200':
+          description: The new alert
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PriceAlertResponse'
+        '400':
+          description: invalid input
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+    get:
+      operationId: listPriceAlerts
+      tags:
+      - alerts
+      security:
+      - bearerAuth: []
+      summary: The caller's alerts, newest first.
+      responses:
+        '200':
+          description: Alerts
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PriceAlertsResponse'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/alerts/check:
+    get:
+      operationId: checkPriceAlerts
+      tags:
+      - alerts
+      security:
+      - bearerAuth: []
+      summary: 'Poll on open: fires every active alert a fresh quote satisfies and returns only those (a missing quote never
+        fires one).'
+      responses:
+        '200':
+          description: The alerts that fired on this call
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PriceAlertCheckResponse'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/alerts/{id}:
+    delete:
+      operationId: deletePriceAlert
+      tags:
+      - alerts
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: id
+        in: path
+        required: true
+        schema:
+          type: string
+      summary: Delete one of the caller's alerts; another user's id or an unknown one is 404 `not found`.
+      responses:
+        '204':
+          description: Deleted
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '404':
+          description: '`not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/backtest:
+    post:
+      operationId: backtest
+      tags:
+      - watchlist
+      security:
+      - bearerAuth: []
+      summary: Equal-weight basket of the tickers (or, without `tickers`, of the list `listId`, absent = the default list)
+        from the start of the common window, against SPY. 400 `tickers required (non-empty array of symbols)`; 404 `list not
+        found`; 502 when no ticker has history.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/BacktestRequest'
+      responses:
+        '200':
+          description: The backtest
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/BacktestResponse'
+        '400':
+          description: invalid input
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '404':
+          description: '`not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '502':
+          description: '`no price history for any ticker in this period`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/memo:
+    post:
+      operationId: tickerMemo
+      tags:
+      - memo
+      security:
+      - {}
+      - bearerAuth: []
+      summary: 'A model-written memo on the ticker with its sources (recent SEC filings, headlines). A signed-in caller''s
+        memo is stored and announced by the `memo_finished` push. 400 `ticker required`; 503 `memo unavailable: OPENROUTER_API_KEY
+        is not set` (nothing written); 502 `memo model failed`.'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - ticker
+              properties:
+                ticker:
+                  type: string
+      responses:
+        '200':
+          description: The memo
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/TickerMemoResponse'
+        '400':
+          description: '`ticker required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '502':
+          description: '`memo model failed`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: no model key, or briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/memo/sec/{ticker}:
+    get:
+      operationId: secFilings
+      tags:
+      - memo
+      parameters:
+      - name: ticker
+        in: path
+        required: true
+        schema:
+          type: string
+      summary: The company's recent SEC EDGAR filings (10-K, 10-Q, 8-K, 20-F, 6-K, 40-F; newest first, at most 10). 404 `ticker
+        not found at SEC EDGAR`; 502 `SEC EDGAR unavailable`.
+      responses:
+        '200':
+          description: Filings
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/SECFilingsResponse'
+        '400':
+          description: '`ticker required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '404':
+          description: '`ticker not found at SEC EDGAR`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '502':
+          description: '`SEC EDGAR unavailable`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AlertsErrorBody'
 components:
   responses:
     BadGateway:
@@ -4411,6 +5113,248 @@ components:
           type: string
           enum:
           - unavailable
+    AlertsErrorBody:
+      type: object
+      additionalProperties: false
+      required:
+      - error
+      properties:
+        error:
+          type: string
+    PriceAlertKind:
+      type: string
+      enum:
+      - price_above
+      - price_below
+      - pct_move
+    PriceAlert:
+      type: object
+      additionalProperties: false
+      required:
+      - id
+      - ticker
+      - kind
+      - threshold
+      - createdAt
+      - disabled
+      properties:
+        id:
+          type: string
+        ticker:
+          type: string
+        kind:
+          $ref: '#/components/schemas/PriceAlertKind'
+        threshold:
+          type: number
+        note:
+          type: string
+          maxLength: 240
+        createdAt:
+          type: string
+          format: date-time
+        triggeredAt:
+          type: string
+          format: date-time
+        disabled:
+          type: boolean
+    CreatePriceAlertRequest:
+      type: object
+      required:
+      - ticker
+      - kind
+      - threshold
+      properties:
+        ticker:
+          type: string
+        kind:
+          $ref: '#/components/schemas/PriceAlertKind'
+        threshold:
+          oneOf:
+          - type: number
+          - type: string
+        note:
+          type: string
+    PriceAlertResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - alert
+      properties:
+        alert:
+          $ref: '#/components/schemas/PriceAlert'
+    PriceAlertsResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - alerts
+      properties:
+        alerts:
+          type: array
+          items:
+            $ref: '#/components/schemas/PriceAlert'
+    PriceAlertCheckResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - triggered
+      properties:
+        triggered:
+          type: array
+          items:
+            $ref: '#/components/schemas/PriceAlert'
+    BacktestRequest:
+      type: object
+      properties:
+        tickers:
+          type: array
+          items:
+            type: string
+        period:
+          type: string
+          enum:
+          - 1mo
+          - 3mo
+          - 6mo
+          - 1y
+          default: 3mo
+        listId:
+          type: string
+    BacktestResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - period
+      - totalReturn
+      - benchmarkReturn
+      - spread
+      - best
+      - worst
+      - series
+      - benchmarkSeries
+      - omitted
+      - generatedAt
+      properties:
+        period:
+          type: string
+          enum:
+          - 1mo
+          - 3mo
+          - 6mo
+          - 1y
+        totalReturn:
+          type: number
+        benchmarkReturn:
+          type: number
+        spread:
+          type: number
+        best:
+          type: object
+          additionalProperties: false
+          required:
+          - ticker
+          - return
+          properties:
+            ticker:
+              type: string
+            return:
+              type: number
+        worst:
+          type: object
+          additionalProperties: false
+          required:
+          - ticker
+          - return
+          properties:
+            ticker:
+              type: string
+            return:
+              type: number
+        series:
+          type: array
+          maxItems: 20
+          items:
+            type: number
+        benchmarkSeries:
+          type: array
+          maxItems: 20
+          items:
+            type: number
+        omitted:
+          type: array
+          items:
+            type: string
+        generatedAt:
+          type: string
+          format: date-time
+    MemoSource:
+      type: object
+      additionalProperties: false
+      required:
+      - title
+      - url
+      properties:
+        title:
+          type: string
+        url:
+          type: string
+    TickerMemoResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - ticker
+      - provider
+      - memo
+      - sources
+      - generatedAt
+      properties:
+        ticker:
+          type: string
+        provider:
+          type: string
+        memo:
+          type: string
+        sources:
+          type: array
+          items:
+            $ref: '#/components/schemas/MemoSource'
+        generatedAt:
+          type: string
+          format: date-time
+    SECFilingsResponse:
+      type: object
+      additionalProperties: false
+      required:
+      - ticker
+      - cik
+      - name
+      - filings
+      properties:
+        ticker:
+          type: string
+        cik:
+          type: string
+        name:
+          type: string
+        filings:
+          type: array
+          maxItems: 10
+          items:
+            type: object
+            additionalProperties: false
+            required:
+            - form
+            - filedAt
+            - accessionNumber
+            - url
+            properties:
+              form:
+                type: string
+              filedAt:
+                type: string
+              accessionNumber:
+                type: string
+              url:
+                type: string
 
 """#
 }
