@@ -41,6 +41,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let router = Router(
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
+            + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]

@@ -17,7 +17,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let logger = context.logger
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
-    try await db.migrate(schema: "identify", migrations: FindsStore.migrations)
+    try await db.migrate(schema: "identify", migrations: FindsStore.migrations + ProgressStore.migrations)
     try await BrandTickerCache.migrate(db)
 
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -41,7 +41,9 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds, effects: IdentifyEffects(finds: finds, context: context),
-        photos: PhotoClaims(redis: redis))
+        photos: PhotoClaims(redis: redis),
+        progress: ProgressCommands(
+            progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
     return [
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
