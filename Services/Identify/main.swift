@@ -45,6 +45,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
     return [
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
