@@ -27,6 +27,7 @@ let package = Package(
     products: [
         .executable(name: "Gateway", targets: ["Gateway"]),
         .executable(name: "Identify", targets: ["Identify"]),
+        .executable(name: "Research", targets: ["Research"]),
         .executable(name: "Nearby", targets: ["Nearby"]),
         .executable(name: "Rating", targets: ["Rating"]),
         .executable(name: "Briefs", targets: ["Briefs"]),
@@ -80,6 +81,7 @@ let package = Package(
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Contracts", "Runtime"]),
+        service("Research", ["ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Crypto", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
         // Dev/test tooling.

@@ -121,11 +121,14 @@ struct RouteBudgets: Sendable {
     var nearby: Duration
     var rating: Duration
     var standard: Duration
+    /// Research chat: Derivation, else OpenRouter's 25 s chain, plus storing the turn.
+    var agent: Duration
 
     init(_ env: Environment) {
         identify = env.milliseconds("IDENTIFY_BUDGET_MS", default: .seconds(30))
         nearby = env.milliseconds("NEARBY_BUDGET_MS", default: .seconds(10))
         rating = env.milliseconds("RATING_BUDGET_MS", default: .seconds(10))
         standard = env.milliseconds("DEFAULT_BUDGET_MS", default: .seconds(5))
+        agent = env.milliseconds("AGENT_BUDGET_MS", default: .seconds(30))
     }
 }

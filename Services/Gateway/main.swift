@@ -43,6 +43,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
+            + AgentRoutes(caller: caller, chatBudget: budgets.agent, budget: budgets.standard).routes
             + AdminRoutes(
                 users: users, log: adminLog, usage: UsageTotals(redis: redis),
                 reports: AdminReports(exaUSDPerRequest: AdminReports.exaPrice(context.environment)), logger: logger
