@@ -43,7 +43,10 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
-            + AgentRoutes(caller: caller, chatBudget: budgets.agent, budget: budgets.standard).routes
+            + AgentRoutes(
+                caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
+                heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(15))
+            ).routes
             + AdminRoutes(
                 users: users, log: adminLog, usage: UsageTotals(redis: redis),
                 reports: AdminReports(exaUSDPerRequest: AdminReports.exaPrice(context.environment)), logger: logger

@@ -20,6 +20,7 @@ extension SystemTests {
         static func derivation(_ modes: Modes) throws -> FakeUpstream {
             try FakeUpstream { request in
                 guard request.headers["Authorization"] == "Bearer derivation-test" else { return .error(401, "no") }
+                if modes.derivation == "slow" && request.path == "/api/explore" { try? await Task.sleep(for: .seconds(2)) }
                 switch (modes.derivation, request.path) {
                 case ("down", _): return .error(503, "unavailable")
                 case ("machine", "/api/explore"): return .json(200, raw: Array(#"{"error":"MODEL_BUDGET_EXHAUSTED"}"#.utf8))
@@ -128,6 +129,47 @@ extension SystemTests {
             #expect(try JSONDecoder().decode(AgentThreadsResponse.self, from: Data(strangers.body)).threads.isEmpty)
             await derivation.shutdown()
             await openRouter.shutdown()
+        }
+    
+        @Test func streamSendsHeartbeatsWhileASlowAnswerIsWritten() async throws {
+            let modes = Modes()
+            modes.set(derivation: "slow", openRouter: "down")
+            let derivation = try Self.derivation(modes)
+            let research = try await ServiceProcess.start(
+                "Research",
+                extra: [
+                    "DERIVATION_URL": derivation.baseURL, "DERIVATION_RESEARCH_SERVICE_TOKEN": "derivation-test",
+                    "DERIVATION_POLL_INTERVAL_MS": "50",
+                ])
+            let gateway = try await GatewayProcess.start(
+                instance: "test-stream-\(UInt16.random(in: 0...9999))", extra: ["AGENT_STREAM_HEARTBEAT_MS": "300"])
+            defer { research.kill(); gateway.process.kill() }
+            let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
+            #expect(try await SystemClient.send(gateway, "POST", "/v1/agent/stream", json: "{}", headers: auth).status == 400)
+            // The first command may wait for the new group to settle: warm up on a cheap read.
+            for _ in 0..<40 {
+                if try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: auth).status == 200 { break }
+            }
+
+            let streamed = try await SystemClient.send(
+                gateway, "POST", "/v1/agent/stream", json: #"{"message":"Slow question","clientMessageId":"slow-1"}"#,
+                headers: auth)
+            #expect(streamed.status == 200)
+            #expect(streamed.headers["Content-Type"] == "text/event-stream")
+            let text = SystemClient.text(streamed)
+            let events = text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            let heartbeats = events.filter { $0.hasPrefix("event: heartbeat") }
+            #expect(heartbeats.count >= 3, "\(text)")  // a 2 s answer at 300 ms
+            let message = try #require(events.first { $0.hasPrefix("event: message") })
+            let json = try #require(message.components(separatedBy: "data: ").last)
+            let answer = try JSONDecoder().decode(AgentChatResponse.self, from: Data(json.utf8))
+            #expect(answer.article.content == "Derivation brief: MCD's franchise model holds up.")
+            #expect(events.last?.hasPrefix("event: done") == true)
+            // Heartbeats were written while the answer was pending, before it arrived.
+            let stamps = heartbeats.compactMap { $0.components(separatedBy: "\"ts\":").last?.dropLast() }.compactMap { Int64($0) }
+            #expect(stamps.count == heartbeats.count)
+            #expect((stamps.last ?? 0) - (stamps.first ?? 0) >= 500)
+            await derivation.shutdown()
         }
     }
 }

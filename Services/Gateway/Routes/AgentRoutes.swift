@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import HTTPServer
+import Runtime
 
 /// Research chat (`/v1/agent/*`, bearer): validated here, answered by the Research service, which owns the
 /// conversations and shows each only to its owner (another user's id is a 404).
@@ -10,6 +11,8 @@ struct AgentRoutes: Sendable {
     /// The chat turn's budget (Derivation, else OpenRouter's 25 s chain).
     let chatBudget: Duration
     let budget: Duration
+    /// How often `POST /v1/agent/stream` sends a heartbeat event while the turn is being answered.
+    let heartbeat: Duration
 
     var routes: [Route] {
         [
@@ -24,6 +27,15 @@ struct AgentRoutes: Sendable {
                     .research, AgentChatCommand.name, key: userId, command: command, budget: chatBudget,
                     requestId: context.requestId)
             },
+            Route("POST", "/v1/agent/stream", auth: .required) { context in
+                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                let command: AgentChatCommand
+                switch Self.chat(context.request, userId: userId) {
+                case .success(let valid): command = valid
+                case .failure(let response): return response
+                }
+                return stream(command, requestId: context.requestId)
+            },
             Route("GET", "/v1/agent/threads", auth: .required) { context in
                 await threads(context, conversationId: nil, statusOnly: false)
             },
@@ -34,6 +46,37 @@ struct AgentRoutes: Sendable {
                 await threads(context, conversationId: context.parameters["id"], statusOnly: true)
             },
         ]
+    }
+
+    /// Server-sent events: `heartbeat` every `heartbeat` while the Research service answers, then `message` (the
+    /// `AgentChatResponse`) or `error` (`{"error":…}`), then `done`. A client that leaves stops the heartbeats.
+    private func stream(_ command: AgentChatCommand, requestId: String) -> HTTPResponse {
+        let stream = HTTPBodyStream()
+        let (caller, budget, heartbeat) = (self.caller, chatBudget, self.heartbeat)
+        Task {
+            let answer = Task {
+                await caller.call(
+                    .research, AgentChatCommand.name, key: command.userId, command: command, budget: budget,
+                    requestId: requestId)
+            }
+            let beats = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    if Task.isCancelled { return }
+                    let sent = stream.write("event: heartbeat\ndata: {\"ts\":\(Timestamp.nowMillis())}\n\n")
+                    if !sent { return }
+                }
+            }
+            let response = await answer.value
+            beats.cancel()
+            let event = response.status == 200 ? "message" : "error"
+            let data = String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+            stream.write("event: \(event)\ndata: \(data)\n\nevent: done\ndata: {}\n\n")
+            stream.finish()
+        }
+        return .streaming(
+            200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],
+            stream: stream)
     }
 
     private func threads(_ context: RouteContext, conversationId: String?, statusOnly: Bool) async -> HTTPResponse {
