@@ -2,6 +2,7 @@ import Foundation
 import Messaging
 import OpenRouter
 import Postgres
+import Redis
 import ServiceKit
 
 /// The Research service: durable research conversations (Postgres schema `research`), answered by Derivation, else
@@ -11,6 +12,8 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     let env = context.environment
     let logger = context.logger
     let db = try await context.makePostgres()
+    // Only for the usage reports (the admin cost of its OpenRouter calls).
+    let redis = try await context.makeRedis(defaultPoolSize: 2)
     try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
     let derivation = DerivationClient.fromEnvironment(env)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -20,6 +23,7 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
         store: ConversationStore(db: db),
         answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger), context: context)
     return [
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .research, producer: context.producer,
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)

@@ -10,18 +10,6 @@ extension SystemTests {
     /// The admin surface: scope (401/403), the manual grant that lifts the identify quota, abuse trips and every
     /// admin action in the admin log, and request counts summed from the usage reports.
     @Suite struct AdminTests {
-        static func signIn(_ gateway: GatewayProcess, email: String, ip: String) async throws -> String {
-            let headers = [("X-Forwarded-For", ip)]
-            let issued = try await SystemClient.send(
-                gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}", headers: headers)
-            let code = try #require(SystemClient.json(issued)["devCode"] as? String)
-            let verified = try await SystemClient.send(
-                gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}",
-                headers: headers)
-            let session = try #require(SystemClient.json(verified)["session"] as? [String: Any])
-            return try #require(session["token"] as? String)
-        }
-
         static func logEntries(_ gateway: GatewayProcess, _ auth: [(String, String)]) async throws -> [[String: Any]] {
             let response = try await SystemClient.send(gateway, "GET", "/v1/admin/log?limit=500", headers: auth)
             #expect(response.status == 200)
@@ -37,9 +25,9 @@ extension SystemTests {
             defer { identify.kill(); gateway.process.kill() }
             let ip = EdgeGuardTests.ip()
             let at = [("X-Forwarded-For", ip)]
-            let admin = at + [("Authorization", "Bearer \(try await Self.signIn(gateway, email: adminEmail, ip: ip))")]
+            let admin = at + [("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: adminEmail, headers: at))")]
             let userEmail = "user-\(UInt32.random(in: 0...UInt32.max))@example.com"
-            let user = at + [("Authorization", "Bearer \(try await Self.signIn(gateway, email: userEmail, ip: ip))")]
+            let user = at + [("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: userEmail, headers: at))")]
 
             // Scope: anonymous 401, a signed-in non-admin 403 on every admin route.
             #expect(try await SystemClient.send(gateway, "GET", "/v1/admin/users", headers: at).status == 401)
