@@ -113,13 +113,17 @@ struct ConversationStore: Sendable {
                     WHERE id = \(conversation) AND user_id = \(userId)
                     """)
             }
-            try await connection.execute(
+            let inserted = try await connection.execute(
                 """
                 INSERT INTO research.messages (id, conversation_id, user_id, role, content, client_message_id)
                 VALUES (\("rm_" + Digest.randomHex(bytes: 12)), \(conversation), \(userId), 'user', \(message),
                         \(clientMessageId))
                 ON CONFLICT (user_id, client_message_id) WHERE client_message_id IS NOT NULL DO NOTHING
                 """)
+            // A concurrent duplicate stored this message first: the conversation made for it here is not needed.
+            if inserted == 0 && conversationId == nil {
+                try await connection.execute("DELETE FROM research.conversations WHERE id = \(conversation)")
+            }
         }
         return try await turn(userId: userId, clientMessageId: clientMessageId)
     }

@@ -28,22 +28,23 @@ struct ResearchCommands: Sendable {
     }
 
     private func chat(_ command: AgentChatCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
-        if let existing = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
-            let answer = existing.answer
-        {
+        // A retry of a stored message: its answer, or (when the first attempt died before answering) an answer now.
+        var stored = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId)
+        if let existing = stored, let answer = existing.answer {
             return .json(200, response(existing, answer: answer, clientMessageId: command.clientMessageId))
         }
         var derivationId: String?
-        if let conversation = command.conversationId {
-            let owned = try await store.owned(userId: command.userId, conversationId: conversation)
-            guard owned.found else { return .error(404, "conversation not found") }
-            derivationId = owned.derivationId
-        }
-        guard
-            let turn = try await store.ask(
+        if stored == nil {
+            if let conversation = command.conversationId {
+                let owned = try await store.owned(userId: command.userId, conversationId: conversation)
+                guard owned.found else { return .error(404, "conversation not found") }
+                derivationId = owned.derivationId
+            }
+            stored = try await store.ask(
                 userId: command.userId, conversationId: command.conversationId, message: command.message,
                 ticker: command.ticker, clientMessageId: command.clientMessageId)
-        else { return .error(503, "research store unavailable") }
+        }
+        guard let turn = stored else { return .error(503, "research store unavailable") }
         // A retry with the same client message id may name another conversation: the stored turn wins.
         if let answer = turn.answer {
             return .json(200, response(turn, answer: answer, clientMessageId: command.clientMessageId))
@@ -55,12 +56,12 @@ struct ResearchCommands: Sendable {
         try await store.answer(
             userId: command.userId, conversationId: turn.conversationId, questionId: turn.question.id,
             content: answer.content, provider: answer.provider, status: answer.status, derivationId: answer.derivationId)
-        guard let stored = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
-            let reply = stored.answer
+        guard let answered = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
+            let reply = answered.answer
         else { return .error(503, "research store unavailable") }
-        let push = Self.push(userId: command.userId, conversationId: stored.conversationId, answer: reply)
+        let push = Self.push(userId: command.userId, conversationId: answered.conversationId, answer: reply)
         let publisher = context.publisher
-        return Reply.json(200, response(stored, answer: reply, clientMessageId: command.clientMessageId)).then {
+        return Reply.json(200, response(answered, answer: reply, clientMessageId: command.clientMessageId)).then {
             if reply.provider != "unavailable" {
                 try await publisher.deliver(
                     topic: Topics.pushRequests, key: command.userId, value: Array(try JSONEncoder().encode(push)),

@@ -104,7 +104,7 @@ extension SystemTests {
                 gateway, owner, #"{"message":"Dividend outlook?","conversationId":"\#(conversation)","clientMessageId":"m-3"}"#)
             #expect(down.status == 200)
             #expect(down.response?.article.content == "Research is temporarily unavailable. Try again in a moment.")
-            #expect(!down.text.contains("503") && !down.text.contains("overloaded"))
+            #expect(!down.text.contains("HTTP ") && !down.text.contains("overloaded"))
 
             // The thread holds each turn once, oldest first; its status is the last turn's.
             let thread = try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)", headers: owner)
@@ -127,6 +127,22 @@ extension SystemTests {
             #expect(hijack.status == 404)
             let strangers = try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: stranger)
             #expect(try JSONDecoder().decode(AgentThreadsResponse.self, from: Data(strangers.body)).threads.isEmpty)
+
+            // Concurrent duplicates of a first message converge on one conversation and one answer.
+            modes.set(derivation: "ok", openRouter: "ok")
+            let duplicates = try await withThrowingTaskGroup(of: AgentChatResponse?.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        try await Self.chat(gateway, stranger, #"{"message":"Same question","clientMessageId":"dup-1"}"#).response
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(duplicates.count == 3 && duplicates.allSatisfy { $0 != nil })
+            #expect(Set(duplicates.compactMap { $0?.article.id }).count == 1)
+            let after = try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: stranger)
+            let own = try JSONDecoder().decode(AgentThreadsResponse.self, from: Data(after.body)).threads
+            #expect(own.count == 1)
             await derivation.shutdown()
             await openRouter.shutdown()
         }
