@@ -27,6 +27,7 @@ let package = Package(
     products: [
         .executable(name: "Gateway", targets: ["Gateway"]),
         .executable(name: "Identify", targets: ["Identify"]),
+        .executable(name: "Research", targets: ["Research"]),
         .executable(name: "Nearby", targets: ["Nearby"]),
         .executable(name: "Rating", targets: ["Rating"]),
         .executable(name: "Briefs", targets: ["Briefs"]),
@@ -86,6 +87,7 @@ let package = Package(
         service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
         service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"]),
+        service("Research", ["ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts", "Runtime"]),
         service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
 
         // Dev/test tooling.

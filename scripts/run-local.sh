@@ -5,8 +5,8 @@
 #
 #   scripts/run-local.sh [--replicas SERVICE=N]...     e.g. --replicas identify=2 --replicas gateway=2
 #
-# Services: gateway identify nearby rating briefs push. Environment: PORT (3001, the first gateway; more replicas
-# take the next ports), ADMIN_PORT_BASE (9100: gateway, +1 identify … +5 push; extra replicas from +10),
+# Services: gateway identify nearby rating briefs push research. Environment: PORT (3001, the first gateway; more replicas
+# take the next ports), ADMIN_PORT_BASE (9100: gateway, +1 identify … +5 push, +6 research; extra replicas from +10),
 # MAPVEST_BUILD (release), MAPVEST_BIN_DIR (use these binaries, skip the build), MAPVEST_LOCAL_DIR (.stack/local),
 # LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise). Set KAFKA_BROKERS,
 # POSTGRES_URL or REDIS_URL to use your own servers.
@@ -14,9 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
 
-services=(gateway identify nearby rating briefs push)
+services=(gateway identify nearby rating briefs push research)
 declare -A binary=([gateway]=Gateway [identify]=Identify [nearby]=Nearby [rating]=Rating [briefs]=Briefs
-  [push]=PushDispatcher)
+  [push]=PushDispatcher [research]=Research)
 declare -A replicas=()
 for s in "${services[@]}"; do replicas[$s]=1; done
 

@@ -130,6 +130,8 @@ struct RouteBudgets: Sendable {
     var brief: Duration
     /// `POST /v1/watchlist/add`: a quote (3.5 s) then comparables (3.5 s).
     var watchlistAdd: Duration
+    /// Research chat: Derivation, else OpenRouter's 25 s chain, plus storing the turn.
+    var agent: Duration
 
     init(_ env: Environment) {
         identify = env.milliseconds("IDENTIFY_BUDGET_MS", default: .seconds(30))
@@ -138,5 +140,6 @@ struct RouteBudgets: Sendable {
         standard = env.milliseconds("DEFAULT_BUDGET_MS", default: .seconds(5))
         brief = env.milliseconds("BRIEF_BUDGET_MS", default: .seconds(30))
         watchlistAdd = env.milliseconds("WATCHLIST_ADD_BUDGET_MS", default: .seconds(10))
+        agent = env.milliseconds("AGENT_BUDGET_MS", default: .seconds(30))
     }
 }

@@ -17,7 +17,8 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let logger = context.logger
     let redis = try await RedisClient.make(url: configuration.redisURL, size: configuration.redisPoolSize, logger: logger)
     let db = try await PostgresPool.make(url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
-    try await db.migrate(schema: "gateway", migrations: UserStore.migrations)
+    try await db.migrate(schema: "gateway", migrations: UserStore.migrations + AdminLog.migrations)
+    let adminLog = AdminLog(db: db)
     let client = try await RequestReplyClient.make(
         configuration: context.kafka, instanceId: configuration.instanceId, producer: context.producer,
         maxInFlight: configuration.maxInFlight, queueTarget: configuration.queueTarget, logger: logger)
@@ -31,7 +32,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         logger: logger)
     let identify = IdentifyRoute(
         photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
-        guards: IdentifyGuards(redis: redis, users: users, limitsEnabled: configuration.limitsEnabled, logger: logger), budget: configuration.budgets.identify,
+        guards: IdentifyGuards(redis: redis, users: users, limitsEnabled: configuration.limitsEnabled, adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
         logger: logger)
     let budgets = configuration.budgets
     let mcpSettings = MapvestMCP(context.environment)
@@ -41,6 +42,15 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let router = Router(
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
+            + ProgressRoutes(caller: caller, budget: budgets.standard).routes
+            + AgentRoutes(
+                caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
+                heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(15))
+            ).routes
+            + AdminRoutes(
+                users: users, log: adminLog, usage: UsageTotals(redis: redis),
+                reports: AdminReports(exaUSDPerRequest: AdminReports.exaPrice(context.environment)), logger: logger
+            ).routes
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
@@ -64,6 +74,6 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         handler: MCPFailureShape(GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
         logger: logger)
     logger.info("gateway configured", ["http.port": .int(configuration.port), "gateway.instance": .string(configuration.instanceId)])
-    // Stopped in reverse: the HTTP server first (no new requests), then the reply client.
-    return [client, server]
+    // Stopped in reverse: the HTTP server first (no new requests), then the reply client, then the last usage report.
+    return [UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger), client, server]
 }

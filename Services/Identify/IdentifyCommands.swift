@@ -10,17 +10,28 @@ struct IdentifyCommands: Sendable {
     let finds: FindsCommands
     let effects: IdentifyEffects
     let photos: PhotoClaims
+    let progress: ProgressCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
-        case IdentifyPhotoCommand.name: try await identify(decode(command), deadline: command.deadline)
-        case IdentifyEffectsCommand.name: effects.handle(try decode(command))
+        case IdentifyPhotoCommand.name:
+            try await identify(decode(command), deadline: command.deadline, delivery: Self.delivery(command))
+        case IdentifyEffectsCommand.name: effects.handle(try decode(command), delivery: Self.delivery(command))
         case ResolveComparableCommand.name: await identifier.resolveComparable(try decode(command))
         case ListFindsCommand.name: try await finds.list(decode(command))
-        case ReplayFindsCommand.name: try await finds.replay(decode(command))
+        case ReplayFindsCommand.name: try await finds.replay(decode(command), awardKey: Self.delivery(command))
         case DexCommand.name: try await finds.dex(decode(command))
+        case ProgressCommand.name: try await progress.progress(decode(command))
+        case UniverseSummaryCommand.name: try await progress.universe(decode(command), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
+    }
+
+    /// Names one command record the same way on every redelivery: its position on its topic (with the request id,
+    /// which a client may choose, only as a readable prefix).
+    static func delivery(_ command: IncomingCommand) -> String {
+        let record = command.message
+        return "\(command.requestId ?? "-")@\(record.topic):\(record.partition):\(record.offset)"
     }
 
     private func decode<T: Decodable>(_ command: IncomingCommand) throws -> T {
@@ -31,7 +42,9 @@ struct IdentifyCommands: Sendable {
         }
     }
 
-    private func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
+    private func identify(_ command: IdentifyPhotoCommand, deadline: ContinuousClock.Instant, delivery: String)
+        async throws -> Reply
+    {
         let started = ContinuousClock.now
         let photo: [UInt8]
         do {
@@ -47,7 +60,7 @@ struct IdentifyCommands: Sendable {
         let response = outcome.response
         let computed = IdentifyEffects.compute(
             command, response: response, path: outcome.path,
-            latencyMs: Int((ContinuousClock.now - started).inMilliseconds))
+            latencyMs: Int((ContinuousClock.now - started).inMilliseconds), awardKey: delivery)
         let (photos, effects) = (self.photos, self.effects)
         // After the reply is out and before the offset is committed; the photo goes last, so a redelivery before
         // the effects are safe still finds it.

@@ -20,7 +20,8 @@ struct IdentifyEffects: Sendable {
 
     /// What `response` leaves behind: for a signed-in caller with an investable, the top find and `identify_done`.
     static func compute(
-        _ command: IdentifyPhotoCommand, response: IdentifyResponse, path: PhotoIdentifier.Path, latencyMs: Int
+        _ command: IdentifyPhotoCommand, response: IdentifyResponse, path: PhotoIdentifier.Path, latencyMs: Int,
+        awardKey: String
     ) -> IdentifyEffectsCommand {
         let top = command.userId == nil ? nil : response.investables.first
         return IdentifyEffectsCommand(
@@ -32,14 +33,15 @@ struct IdentifyEffects: Sendable {
                 path: path.rawValue, modelUsed: response.identification.modelUsed, latencyMs: latencyMs,
                 detections: response.identification.detected.count, investables: response.investables.count,
                 publicInvestables: response.investables.filter(\.brand.isPublic).count,
-                signedIn: command.userId != nil))
+                signedIn: command.userId != nil),
+            awardKey: awardKey)
     }
 
     /// After an identify's reply: applies the effects, or hands them off when that fails within `inlineAttempt`.
     /// Throws only when the hand-off fails too (the broker is down): the runner then retries, holding the offset.
     func applyOrHandOff(_ effects: IdentifyEffectsCommand, key: String) async throws {
         do {
-            try await apply(effects, attempt: inlineAttempt)
+            try await apply(effects, awardKey: effects.awardKey ?? key, attempt: inlineAttempt)
         } catch {
             context.logger.warning("identify effects failed; handing them off", ["error": .string("\(error)")])
             let body = Array(try JSONEncoder().encode(effects))
@@ -50,18 +52,21 @@ struct IdentifyEffects: Sendable {
     }
 
     /// A handed-off effects command: applied after its (unsent) reply, so the runner retries it until it succeeds.
-    func handle(_ effects: IdentifyEffectsCommand) -> Reply {
-        Reply(status: 204, body: []).then { try await apply(effects, attempt: handedOffAttempt) }
+    /// `delivery` names its awards when the command carries no award key.
+    func handle(_ effects: IdentifyEffectsCommand, delivery: String) -> Reply {
+        Reply(status: 204, body: []).then {
+            try await apply(effects, awardKey: effects.awardKey ?? delivery, attempt: handedOffAttempt)
+        }
     }
 
     /// Records the find (its event published before the row commits), then publishes the push request and the
     /// completion event. Each part is idempotent: the find by its identity index, the push by its dedupe key and
     /// request id, the events by their consumers. Throws when any part did not finish within `attempt`.
-    func apply(_ effects: IdentifyEffectsCommand, attempt: Duration) async throws {
+    func apply(_ effects: IdentifyEffectsCommand, awardKey: String, attempt: Duration) async throws {
         let deadline = ContinuousClock.now + attempt
         try await TaskDeadline.$current.withValue(deadline) {
             if let userId = effects.userId, let find = effects.find {
-                try await finds.record(userId: userId, [find], deadline: deadline)
+                try await finds.record(userId: userId, [find], awardKey: awardKey, deadline: deadline)
             }
             if let push = effects.push, let userId = effects.userId {
                 try await context.publisher.deliver(

@@ -19,7 +19,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let logger = context.logger
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
-    try await db.migrate(schema: "identify", migrations: FindsStore.migrations)
+    try await db.migrate(schema: "identify", migrations: FindsStore.migrations + ProgressStore.migrations)
     try await BrandTickerCache.migrate(db)
 
     // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
@@ -55,12 +55,15 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let finds = FindsCommands(store: FindsStore(db: db), context: context)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds, effects: IdentifyEffects(finds: finds, context: context),
-        photos: PhotoClaims(redis: redis))
+        photos: PhotoClaims(redis: redis),
+        progress: ProgressCommands(
+            progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
     return [
         replies,
         try CommandRunner(
             configuration: context.kafka, topic: Topics.identifyEffects, groupId: IdentifyEffects.groupId,
             producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
             // Mostly I/O-bound waits (vision, Exa, Jev, Redis, Postgres): hundreds per replica. The CPU-bound part

@@ -68,6 +68,7 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
         }
     }
     return [
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try FindsRecordedConsumer(configuration: context.kafka, store: captures, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .nearby, producer: context.producer,

@@ -51,6 +51,7 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
         quoteProbe: { symbol in await market.quote(symbol) != nil }, jev: jev, redis: redis, logger: logger)
 
     return [
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .rating, producer: context.producer,
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(ratings: ratings, news: news, intents: intents, ticker: tickerPage).handle)

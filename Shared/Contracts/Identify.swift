@@ -155,14 +155,19 @@ public struct IdentifyEffectsCommand: Codable, Sendable, Equatable {
     /// The Kafka key of the `identify.completed` event.
     public var eventKey: String
     public var completed: IdentifyCompletedEvent
+    /// Names the find's progression awards in Identify's ledger: the identify command's delivery (its request id),
+    /// so a redelivered identify or effects command awards nothing twice. Absent in commands from before it existed.
+    public var awardKey: String?
 
     public init(
-        userId: String?, find: RecordFindInput?, push: PushRequest?, eventKey: String, completed: IdentifyCompletedEvent
+        userId: String?, find: RecordFindInput?, push: PushRequest?, eventKey: String, completed: IdentifyCompletedEvent,
+        awardKey: String? = nil
     ) {
         self.userId = userId
         self.find = find
         self.push = push
         self.eventKey = eventKey
         self.completed = completed
+        self.awardKey = awardKey
     }
 }

@@ -1,6 +1,6 @@
 /// The services that consume commands from Kafka. Each has one versioned command topic and one consumer group.
 public enum ServiceName: String, Sendable, CaseIterable, Codable {
-    case identify, nearby, rating, briefs, push
+    case identify, nearby, rating, briefs, push, research
 
     /// `mapvest.<service>.commands.v1`: request/reply commands from the gateway (and schedulers).
     /// The PushDispatcher also consumes notification requests from `Topics.pushRequests`.

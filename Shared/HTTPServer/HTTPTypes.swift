@@ -107,11 +107,20 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// When set, the body is sent chunked from this stream as it is written (`body` is ignored).
+    public var stream: HTTPBodyStream?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A response whose body is written to `stream` while it is sent.
+    public static func streaming(_ status: Int, headers: [(String, String)], stream: HTTPBodyStream) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: headers)
+        response.stream = stream
+        return response
     }
 
     /// `value` encoded as JSON; an encoding failure becomes a 500 `{"error":"internal error"}`.

@@ -76,6 +76,8 @@ final class ServerCore: Sendable {
     private struct Suspended {
         var contexts: [ObjectIdentifier: RequestContext] = [:]
         var forcing = false
+        /// Streaming bodies being sent; finished on shutdown so no connection stays suspended.
+        var streams: [ObjectIdentifier: HTTPBodyStream] = [:]
     }
     private let suspended = Mutex(Suspended())
     /// 2xx, 3xx, 4xx, 5xx.
@@ -297,6 +299,7 @@ final class ServerCore: Sendable {
             complete(ctx, .response(Self.shutdownResponse))
             task?.cancel()
         }
+        for stream in suspended.withLock({ Array($0.streams.values) }) { stream.finish() }
     }
 
     // MARK: Responses
@@ -305,7 +308,17 @@ final class ServerCore: Sendable {
         ctx.phase = .done
         // A final response: 1xx and out-of-range statuses are handler bugs.
         let status = (200...599).contains(response.status) ? response.status : 500
-        guard let mhdResponse = MHDResponse(body: response.body) else { return .NO }
+        let made = response.stream.map { stream in MHDResponse(stream: stream) } ?? MHDResponse(body: response.body)
+        guard let mhdResponse = made else { return .NO }
+        if let stream = response.stream {
+            let id = ObjectIdentifier(stream)
+            let forcing = suspended.withLock { s -> Bool in
+                s.streams[id] = stream
+                return s.forcing
+            }
+            stream.attach(ctx.connection) { [weak self] in _ = self?.suspended.withLock { $0.streams.removeValue(forKey: id) } }
+            if forcing { stream.finish() }
+        }
         let closing = close || draining.load(ordering: .relaxed)
         for (name, value) in response.headers {
             if HeaderName.equal(name, "Content-Length") || HeaderName.equal(name, "Transfer-Encoding") { continue }
@@ -342,6 +355,19 @@ final class MHDResponse {
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return nil }
+        raw = created
+    }
+
+    /// A chunked response read from `stream` (which MHD holds retained until it destroys the response).
+    init?(stream: HTTPBodyStream) {
+        let retained = Unmanaged.passRetained(stream)
+        guard
+            let created = MHD_create_response_from_callback(
+                UInt64.max, 4096, streamReaderCallback, retained.toOpaque(), streamFreeCallback)
+        else {
+            retained.release()
+            return nil
+        }
         raw = created
     }
 

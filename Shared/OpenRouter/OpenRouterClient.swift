@@ -164,8 +164,17 @@ public struct OpenRouterClient: Sendable {
             fields["tokens.prompt"] = .int(usage.promptTokens)
             fields["tokens.completion"] = .int(usage.completionTokens)
             fields["tokens.total"] = .int(usage.totalTokens)
-            if let cost = usage.cost { fields["cost.credits"] = .double(cost) }
             let registry = MetricsRegistry.shared
+            if let cost = usage.cost {
+                fields["cost.credits"] = .double(cost)
+                // OpenRouter reports credits in USD; out-of-range values are not counted.
+                if cost.isFinite, (0...1_000).contains(cost) {
+                    registry.counter(
+                        "openrouter_cost_microusd_total", help: "OpenRouter-reported cost by model, in micro-USD",
+                        labels: ["model": model]
+                    ).increment(by: Int64((cost * 1_000_000).rounded()))
+                }
+            }
             registry.counter(
                 "openrouter_tokens_total", help: "OpenRouter tokens by model and kind",
                 labels: ["model": model, "kind": "prompt"]

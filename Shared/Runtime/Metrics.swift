@@ -56,6 +56,18 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
+    /// Current values of the counters in families `names`, keyed `name{labels}` as the exposition renders them.
+    public func counterValues(_ names: Set<String>) -> [String: Int64] {
+        let snapshot = families.withLock { $0 }
+        var out: [String: Int64] = [:]
+        for name in names {
+            for (labels, metric) in snapshot[name]?.series ?? [:] {
+                if let counter = metric as? Counter { out["\(name){\(labels)}"] = counter.current }
+            }
+        }
+        return out
+    }
+
     static func render(_ labels: [String: String]) -> String {
         labels.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\(JSONText.quote($0.value))" }.joined(separator: ",")
     }

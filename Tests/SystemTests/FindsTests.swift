@@ -8,12 +8,17 @@ extension SystemTests {
     /// The finds journal through the whole system: a signed-in identify records its top find; guest replay is
     /// identity-idempotent and `Idempotency-Key`-idempotent under concurrent retries; the dex is derived on read.
     @Suite struct FindsTests {
-        static func signIn(_ gateway: GatewayProcess) async throws -> String {
-            let email = "finder-\(UInt32.random(in: 0...UInt32.max))@example.com"
-            let issued = try await SystemClient.send(gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}")
+        /// Signs in `email` (default: a fresh address) and returns the session token; `headers` go on both calls.
+        static func signIn(_ gateway: GatewayProcess, email: String? = nil, headers: [(String, String)] = []) async throws
+            -> String
+        {
+            let email = email ?? "finder-\(UInt32.random(in: 0...UInt32.max))@example.com"
+            let issued = try await SystemClient.send(
+                gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}", headers: headers)
             let code = try #require(SystemClient.json(issued)["devCode"] as? String)
             let verified = try await SystemClient.send(
-                gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}")
+                gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}",
+                headers: headers)
             let session = try #require(SystemClient.json(verified)["session"] as? [String: Any])
             return try #require(session["token"] as? String)
         }

@@ -100,6 +100,18 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads until the bytes received so far contain `text`; returns them all as text (and consumes them).
+    func read(until text: String) async throws -> String {
+        let needle = Array(text.utf8)
+        return try await offPool { [self] in
+            let end = try self.fill { buf in Self.find(needle, in: buf).map { $0 + needle.count } }
+            return self.buffer.withLock { b -> String in
+                defer { b.removeFirst(end) }
+                return String(decoding: b[..<end], as: UTF8.self)
+            }
+        }
+    }
+
     /// True when the peer closes (reads return 0) before the receive timeout.
     public func waitForClose() async throws -> Bool {
         let fd = self.fd

@@ -31,7 +31,7 @@ import outside
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_DIR = os.path.join(ROOT, ".stack", "test", "run-local")
-SERVICES = ["gateway", "identify", "nearby", "rating", "briefs", "push"]
+SERVICES = ["gateway", "identify", "nearby", "rating", "briefs", "push", "research"]
 results = []
 
 
@@ -118,7 +118,8 @@ class Stack:
         self.gateway = f"http://127.0.0.1:{self.public}"
         self.bootstrap = os.environ["KAFKA_BROKERS"]
         self.admin = {"gateway": self.base, "identify.1": self.base + 1, "identify.2": self.base + 10,
-                      "nearby": self.base + 2, "rating": self.base + 3, "briefs": self.base + 4, "push": self.base + 5}
+                      "nearby": self.base + 2, "rating": self.base + 3, "briefs": self.base + 4, "push": self.base + 5,
+                      "research": self.base + 6}
         self.env = dict(os.environ, PORT=str(self.public), ADMIN_PORT_BASE=str(self.base), MAPVEST_LOCAL_DIR=RUN_DIR,
                         EXPO_BASE_URL=expo.url, EXPO_PACE_PER_SECOND="0", AUTH_RETURN_CODE="1",
                         SHUTDOWN_TIMEOUT_MS="5000")
@@ -194,7 +195,7 @@ def check_metrics(stack):
            f"{len(scraped)} binaries ({sum(len(n) for n in scraped.values())} series names)"
            + "".join(f"; missing {n} (used by {', '.join(sorted(w))})" for n, w in sorted(missing.items())))
     lag = {tag for tag, names in scraped.items() if "kafka_consumer_lag" in names}
-    report(lag >= {"identify.1", "identify.2", "nearby", "rating", "briefs", "push"},
+    report(lag >= {"identify.1", "identify.2", "nearby", "rating", "briefs", "push", "research"},
            f"kafka_consumer_lag is exported by every consuming service ({', '.join(sorted(lag))})")
 
 

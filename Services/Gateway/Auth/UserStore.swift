@@ -129,3 +129,66 @@ extension UserStore {
         return try await find(id: id)
     }
 }
+
+/// A user's entitlement as the admin routes show it.
+struct Entitlement: Codable, Sendable, Equatable {
+    /// Unlimited identifies by a manual admin grant.
+    var freeForever: Bool
+    var reason: String?
+    /// `none` or `subscribed`.
+    var plan: String
+}
+
+/// A user with their entitlement, for the admin routes.
+struct AdminUser: Codable, Sendable, Equatable {
+    var id: String
+    var email: String
+    var createdAt: String
+    var scopes: [String]
+    var handle: String?
+    var entitlement: Entitlement
+}
+
+extension UserStore {
+    private static let adminColumns =
+        "id, email, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') AS created_at_iso, array_to_string(scopes, ',') AS scopes_csv, handle, free_forever, free_forever_reason, plan"
+
+    private static func adminUser(_ row: PostgresRow) -> AdminUser? {
+        guard let id = row.string("id"), let email = row.string("email") else { return nil }
+        return AdminUser(
+            id: id, email: email, createdAt: row.string("created_at_iso") ?? "",
+            scopes: row.string("scopes_csv")?.split(separator: ",").map(String.init) ?? ["user"],
+            handle: row.string("handle"),
+            entitlement: Entitlement(
+                freeForever: row.bool("free_forever") ?? false, reason: row.string("free_forever_reason"),
+                plan: row.string("plan") ?? "none"))
+    }
+
+    /// Users, newest first.
+    func list(limit: Int) async throws -> [AdminUser] {
+        try await db.query(
+            "SELECT \(unescaped: Self.adminColumns) FROM gateway.users ORDER BY created_at DESC, id LIMIT \(limit)"
+        ).compactMap(Self.adminUser)
+    }
+
+    /// Sets the manual grant and logs it in the same transaction; nil when there is no such user.
+    func setFreeForever(userId: String, _ on: Bool, reason: String?, admin: String) async throws -> AdminUser? {
+        let db = self.db
+        return try await db.transaction { connection in
+            guard
+                let user = try await connection.query(
+                    """
+                    UPDATE gateway.users SET free_forever = \(on), free_forever_reason = \(on ? reason : nil)
+                    WHERE id = \(userId) RETURNING \(unescaped: Self.adminColumns)
+                    """
+                ).first.flatMap(Self.adminUser)
+            else { return nil }
+            var detail = ["freeForever": String(on)]
+            if let reason { detail["reason"] = reason }
+            try await AdminLog.append(
+                on: connection, db: db, kind: on ? "entitlement_granted" : "entitlement_revoked", actor: admin,
+                subject: userId, detail: detail)
+            return user
+        }
+    }
+}

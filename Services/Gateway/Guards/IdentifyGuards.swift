@@ -18,6 +18,8 @@ struct IdentifyGuards: Sendable {
     let users: UserStore
     /// False only in dev benchmarks (`GATEWAY_LIMITS=off`): then only the device-id rule applies.
     let limitsEnabled: Bool
+    /// Where abuse trips are written (§a.2), once per sliding window per key set.
+    let adminLog: AdminLog
     let logger: Logger
 
     /// Slides a one-minute window per key with the server's clock and returns the largest count.
@@ -50,6 +52,16 @@ struct IdentifyGuards: Sendable {
             attempts > Self.abuseLimit
         {
             logger.warning("suspected_abuse", ["tag": "suspected_abuse", "route": "/v1/identify"])
+            // The first rejected attempt of a burst is logged; the rest of the burst adds nothing.
+            if attempts == Self.abuseLimit + 1 {
+                do {
+                    try await adminLog.append(
+                        kind: "suspected_abuse", actor: nil, subject: userId ?? "ip:" + caller.clientIP,
+                        detail: ["route": "POST /v1/identify", "ip": caller.clientIP, "attempts": String(attempts)])
+                } catch {
+                    logger.warning("admin log unavailable; abuse trip not recorded", ["error": .string("\(error)")])
+                }
+            }
             return (.error(429, "suspected abuse — try again later"), [])
         }
 

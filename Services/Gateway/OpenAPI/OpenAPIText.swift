@@ -2764,6 +2764,546 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/AlertsErrorBody'
+  /v1/progress:
+    get:
+      operationId: getProgress
+      tags:
+      - progress
+      summary: XP, level, streak and badges
+      security:
+      - bearerAuth: []
+      responses:
+        '200':
+          description: The caller's progression (the zero row before the first find)
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ProgressResponse'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Identify unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: No answer within the budget
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/universe/summary:
+    get:
+      operationId: getUniverseSummary
+      tags:
+      - progress
+      summary: The hypothetical $100-per-find portfolio
+      description: Each of the newest 200 finds with a positive found price and a quote today for its ticker (else comparable)
+        is worth 100 × quote / foundPrice; the others are counted in `findCount` only.
+      security:
+      - bearerAuth: []
+      responses:
+        '200':
+          description: The summary
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/UniverseSummary'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Identify unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: No answer within the budget
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/admin/metrics:
+    get:
+      operationId: adminMetrics
+      tags:
+      - admin
+      summary: 'Admin: requests per route and cost over a window'
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: windowSeconds
+        in: query
+        schema:
+          type: number
+          minimum: 1
+          maximum: 172800
+          default: 86400
+      responses:
+        '200':
+          description: Counts summed over every replica, in whole hours
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AdminMetrics'
+        '400':
+          $ref: '#/components/responses/AdminBadRequest'
+        '401':
+          $ref: '#/components/responses/AdminUnauthorized'
+        '403':
+          $ref: '#/components/responses/AdminForbidden'
+        '503':
+          $ref: '#/components/responses/AdminUnavailable'
+  /v1/admin/cost:
+    get:
+      operationId: adminCost
+      tags:
+      - admin
+      summary: 'Admin: upstream calls, tokens and cost over a window'
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: windowSeconds
+        in: query
+        schema:
+          type: number
+          minimum: 1
+          maximum: 172800
+          default: 86400
+      responses:
+        '200':
+          description: OpenRouter's reported cost, Exa's estimate, market data and places call counts
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AdminCost'
+        '400':
+          $ref: '#/components/responses/AdminBadRequest'
+        '401':
+          $ref: '#/components/responses/AdminUnauthorized'
+        '403':
+          $ref: '#/components/responses/AdminForbidden'
+        '503':
+          $ref: '#/components/responses/AdminUnavailable'
+  /v1/admin/users:
+    get:
+      operationId: adminUsers
+      tags:
+      - admin
+      summary: 'Admin: users, newest first, with their entitlement'
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: limit
+        in: query
+        schema:
+          type: integer
+          minimum: 1
+          maximum: 500
+          default: 100
+      responses:
+        '200':
+          description: Users
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - users
+                properties:
+                  users:
+                    type: array
+                    items:
+                      $ref: '#/components/schemas/AdminUser'
+        '401':
+          $ref: '#/components/responses/AdminUnauthorized'
+        '403':
+          $ref: '#/components/responses/AdminForbidden'
+        '503':
+          $ref: '#/components/responses/AdminUnavailable'
+  /v1/admin/users/{id}/entitlement:
+    post:
+      operationId: adminSetEntitlement
+      tags:
+      - admin
+      summary: 'Admin: grant or revoke unlimited identifies'
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: id
+        in: path
+        required: true
+        schema:
+          type: string
+          minLength: 1
+          maxLength: 64
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - freeForever
+              properties:
+                freeForever:
+                  type: boolean
+                reason:
+                  type: string
+                  maxLength: 200
+      responses:
+        '200':
+          description: The user after the change (logged as `entitlement_granted` or `entitlement_revoked`)
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - user
+                properties:
+                  user:
+                    $ref: '#/components/schemas/AdminUser'
+        '400':
+          $ref: '#/components/responses/AdminBadRequest'
+        '401':
+          $ref: '#/components/responses/AdminUnauthorized'
+        '403':
+          $ref: '#/components/responses/AdminForbidden'
+        '404':
+          description: No such user
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          $ref: '#/components/responses/AdminUnavailable'
+  /v1/admin/log:
+    get:
+      operationId: adminLog
+      tags:
+      - admin
+      summary: 'Admin: abuse trips, grants and admin actions, newest first'
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: limit
+        in: query
+        schema:
+          type: integer
+          minimum: 1
+          maximum: 500
+          default: 100
+      responses:
+        '200':
+          description: Entries
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - entries
+                properties:
+                  entries:
+                    type: array
+                    items:
+                      $ref: '#/components/schemas/AdminLogEntry'
+        '401':
+          $ref: '#/components/responses/AdminUnauthorized'
+        '403':
+          $ref: '#/components/responses/AdminForbidden'
+        '503':
+          $ref: '#/components/responses/AdminUnavailable'
+  /v1/agent/chat:
+    post:
+      operationId: agentChat
+      tags:
+      - research
+      summary: Start or continue a durable research conversation
+      description: Answered by Derivation when configured, else OpenRouter's research chain, else a plain sentence that research
+        is unavailable (never a machine code). A repeated `clientMessageId` returns the stored turn.
+      security:
+      - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - message
+              properties:
+                message:
+                  type: string
+                  minLength: 1
+                  maxLength: 4000
+                ticker:
+                  type: string
+                conversationId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                threadId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                  description: alias of conversationId
+                clientMessageId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                researchDepth:
+                  type: string
+                  enum:
+                  - auto
+                  - instant
+                  - standard
+                  - deep
+                  - max
+                  default: auto
+      responses:
+        '200':
+          description: The answered turn
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AgentChatResponse'
+        '400':
+          description: Invalid body
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '404':
+          description: The conversation is not the caller's
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Research service or its store unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '504':
+          description: No answer within the budget
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/agent/stream:
+    post:
+      operationId: agentStream
+      tags:
+      - research
+      summary: A research turn as server-sent events
+      description: 'Same body as `POST /v1/agent/chat`. Answers `text/event-stream` at once: `event: heartbeat` (data `{"ts":
+        <unix ms>}`) every 15 s while the turn is answered, then `event: message` (data: the `AgentChatResponse`) or `event:
+        error` (data: `{"error": …}`), then `event: done`.'
+      security:
+      - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - message
+              properties:
+                message:
+                  type: string
+                  minLength: 1
+                  maxLength: 4000
+                ticker:
+                  type: string
+                conversationId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                threadId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                clientMessageId:
+                  type: string
+                  minLength: 1
+                  maxLength: 128
+                researchDepth:
+                  type: string
+                  enum:
+                  - auto
+                  - instant
+                  - standard
+                  - deep
+                  - max
+                  default: auto
+      responses:
+        '200':
+          description: The event stream
+          content:
+            text/event-stream:
+              schema:
+                type: string
+        '400':
+          description: Invalid body
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/agent/threads:
+    get:
+      operationId: agentThreads
+      tags:
+      - research
+      summary: The caller's research threads, most recently active first
+      security:
+      - bearerAuth: []
+      responses:
+        '200':
+          description: Thread summaries
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - threads
+                properties:
+                  threads:
+                    type: array
+                    items:
+                      $ref: '#/components/schemas/AgentThreadSummary'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          description: Research service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/agent/threads/{id}:
+    get:
+      operationId: agentThread
+      tags:
+      - research
+      summary: One thread with its messages, oldest first
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: id
+        in: path
+        required: true
+        schema:
+          type: string
+          minLength: 1
+          maxLength: 128
+      responses:
+        '200':
+          description: The thread
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - thread
+                properties:
+                  thread:
+                    $ref: '#/components/schemas/AgentThreadSummary'
+        '400':
+          description: Invalid id
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '404':
+          description: Not the caller's thread
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+  /v1/agent/threads/{id}/status:
+    get:
+      operationId: agentThreadStatus
+      tags:
+      - research
+      summary: A thread's status
+      security:
+      - bearerAuth: []
+      parameters:
+      - name: id
+        in: path
+        required: true
+        schema:
+          type: string
+          minLength: 1
+          maxLength: 128
+      responses:
+        '200':
+          description: Status
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - conversationId
+                - status
+                - updatedAt
+                properties:
+                  conversationId:
+                    type: string
+                  status:
+                    $ref: '#/components/schemas/ResearchStatus'
+                  updatedAt:
+                    type: string
+        '400':
+          description: Invalid id
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '401':
+          description: No or invalid session
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
+        '404':
+          description: Not the caller's thread
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
 components:
   responses:
     BadGateway:
@@ -2834,6 +3374,30 @@ components:
             $ref: '#/components/schemas/ErrorResponse'
     UnsupportedMediaType:
       description: Unsupported media type
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    AdminBadRequest:
+      description: Invalid parameter or body
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    AdminUnauthorized:
+      description: No or invalid session
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    AdminForbidden:
+      description: Not in ADMIN_EMAILS (`admin scope required`)
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ErrorResponse'
+    AdminUnavailable:
+      description: The admin log or its data store is unavailable
       content:
         application/json:
           schema:
@@ -5355,6 +5919,336 @@ components:
                 type: string
               url:
                 type: string
+    ResearchStatus:
+      type: string
+      enum:
+      - queued
+      - running
+      - conclusive
+      - exhausted
+      - blocked
+      - error
+    ResearchArticle:
+      type: object
+      required:
+      - id
+      - role
+      - content
+      - createdAt
+      properties:
+        id:
+          type: string
+        role:
+          type: string
+          enum:
+          - user
+          - assistant
+        content:
+          type: string
+        createdAt:
+          type: string
+        provider:
+          type: string
+          enum:
+          - derivation
+          - openrouter
+          - unavailable
+    AgentChatResponse:
+      type: object
+      required:
+      - conversationId
+      - threadId
+      - clientMessageId
+      - status
+      - article
+      properties:
+        conversationId:
+          type: string
+        threadId:
+          type: string
+        clientMessageId:
+          type: string
+        status:
+          $ref: '#/components/schemas/ResearchStatus'
+        ticker:
+          type: string
+        article:
+          $ref: '#/components/schemas/ResearchArticle'
+    AgentThreadSummary:
+      type: object
+      required:
+      - id
+      - conversationId
+      - title
+      - createdAt
+      - updatedAt
+      - preview
+      - status
+      properties:
+        id:
+          type: string
+        conversationId:
+          type: string
+        title:
+          type: string
+        createdAt:
+          type: string
+        updatedAt:
+          type: string
+        preview:
+          type: string
+        status:
+          $ref: '#/components/schemas/ResearchStatus'
+        messages:
+          type: array
+          items:
+            $ref: '#/components/schemas/ResearchArticle'
+    ProgressResponse:
+      type: object
+      required:
+      - progress
+      properties:
+        progress:
+          type: object
+          required:
+          - xp
+          - level
+          - streakDays
+          - streakFreezes
+          - badges
+          - updatedAt
+          properties:
+            xp:
+              type: integer
+              minimum: 0
+            level:
+              type: integer
+              minimum: 1
+            streakDays:
+              type: integer
+              minimum: 0
+            streakFreezes:
+              type: integer
+              minimum: 0
+            lastFindDay:
+              type: string
+              description: UTC day, YYYY-MM-DD
+            badges:
+              type: array
+              items:
+                type: string
+              description: e.g. `sector:Materials`
+            updatedAt:
+              type: string
+    UniverseSummary:
+      type: object
+      required:
+      - findCount
+      - valuedFinds
+      - hypotheticalBasis
+      - hypotheticalValue
+      - changePct
+      - generatedAt
+      - sources
+      properties:
+        findCount:
+          type: integer
+          minimum: 0
+        valuedFinds:
+          type: integer
+          minimum: 0
+        hypotheticalBasis:
+          type: number
+        hypotheticalValue:
+          type: number
+        changePct:
+          type: number
+        generatedAt:
+          type: string
+        sources:
+          type: array
+          items:
+            type: object
+            required:
+            - provider
+            - fetchedAt
+            - confidence
+            properties:
+              provider:
+                type: string
+                enum:
+                - exa
+                - openrouter
+                - gemini
+                - massive
+                - yahoo
+                - polygon
+                - sec
+                - fred
+                - manual
+              url:
+                type: string
+              fetchedAt:
+                type: string
+              confidence:
+                type: string
+                enum:
+                - high
+                - medium
+                - low
+    AdminUser:
+      type: object
+      required:
+      - id
+      - email
+      - createdAt
+      - scopes
+      - entitlement
+      properties:
+        id:
+          type: string
+        email:
+          type: string
+        createdAt:
+          type: string
+        scopes:
+          type: array
+          items:
+            type: string
+            enum:
+            - user
+            - admin
+        handle:
+          type: string
+        entitlement:
+          type: object
+          required:
+          - freeForever
+          - plan
+          properties:
+            freeForever:
+              type: boolean
+            reason:
+              type: string
+            plan:
+              type: string
+    AdminLogEntry:
+      type: object
+      required:
+      - id
+      - kind
+      - detail
+      - createdAt
+      properties:
+        id:
+          type: integer
+        kind:
+          type: string
+          enum:
+          - suspected_abuse
+          - admin_action
+          - entitlement_granted
+          - entitlement_revoked
+        actor:
+          type: string
+        subject:
+          type: string
+        detail:
+          type: object
+          additionalProperties:
+            type: string
+        createdAt:
+          type: string
+    AdminMetrics:
+      type: object
+      required:
+      - requests
+      - costUsd
+      - windowSeconds
+      - basis
+      properties:
+        requests:
+          type: object
+          additionalProperties:
+            type: integer
+          description: '`METHOD /route/template` → requests'
+        costUsd:
+          type: number
+        windowSeconds:
+          type: integer
+        basis:
+          type: string
+          description: What is measured and what is estimated
+    AdminCost:
+      type: object
+      required:
+      - windowSeconds
+      - costUsd
+      - openrouter
+      - exa
+      - marketData
+      - places
+      - basis
+      properties:
+        windowSeconds:
+          type: integer
+        costUsd:
+          type: number
+        openrouter:
+          type: object
+          required:
+          - calls
+          - reportedCostUsd
+          - byModel
+          properties:
+            calls:
+              type: integer
+            reportedCostUsd:
+              type: number
+            byModel:
+              type: object
+              additionalProperties:
+                type: object
+                required:
+                - calls
+                - failedCalls
+                - promptTokens
+                - completionTokens
+                - reportedCostUsd
+                properties:
+                  calls:
+                    type: integer
+                  failedCalls:
+                    type: integer
+                  promptTokens:
+                    type: integer
+                  completionTokens:
+                    type: integer
+                  reportedCostUsd:
+                    type: number
+        exa:
+          type: object
+          required:
+          - calls
+          - estimatedCostUsd
+          - usdPerRequest
+          properties:
+            calls:
+              type: integer
+            estimatedCostUsd:
+              type: number
+            usdPerRequest:
+              type: number
+        marketData:
+          type: object
+          additionalProperties:
+            type: integer
+        places:
+          type: object
+          additionalProperties:
+            type: integer
+        basis:
+          type: string
 
 """#
 }

@@ -17,12 +17,12 @@ struct FindsCommands: Sendable {
     }
 
     /// Guest replay (`POST /v1/finds`). A still-failing database or broker throws, and the runner answers 503.
-    func replay(_ command: ReplayFindsCommand) async throws -> Reply {
+    func replay(_ command: ReplayFindsCommand, awardKey: String) async throws -> Reply {
         let requestSHA = Digest.hex(Digest.sha256(Array(try JSONEncoder.sorted.encode(command.finds))))
         let deadline = TaskDeadline.current ?? .now + .seconds(5)
         let userId = command.userId
         let outcome = try await store.replay(
-            userId: userId, key: command.idempotencyKey, requestSHA: requestSHA, command.finds,
+            userId: userId, key: command.idempotencyKey, requestSHA: requestSHA, command.finds, awardKey: awardKey,
             announce: { find in try await publishRecorded(find, userId: userId, deadline: deadline) })
         switch outcome {
         case .answered(let body): return Reply(status: 200, body: body)
@@ -32,8 +32,10 @@ struct FindsCommands: Sendable {
     }
 
     /// Records the finds of a signed-in identify (after-reply work); throws when it did not finish by `deadline`.
-    func record(userId: String, _ inputs: [RecordFindInput], deadline: ContinuousClock.Instant) async throws {
-        try await store.record(userId: userId, inputs) { find in
+    func record(userId: String, _ inputs: [RecordFindInput], awardKey: String, deadline: ContinuousClock.Instant)
+        async throws
+    {
+        try await store.record(userId: userId, inputs, awardKey: awardKey) { find in
             try await publishRecorded(find, userId: userId, deadline: deadline)
         }
     }

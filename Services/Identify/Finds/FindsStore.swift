@@ -70,26 +70,34 @@ struct FindsStore: Sendable {
             rarity: RarityClassifier.classify(ticker: ticker, comparable: comparable, isPublic: isPublic))
     }
 
-    /// Records finds in one transaction, unless the user already has one with the same identity. `announce` runs for
-    /// each new find before COMMIT, so a committed find has always been announced (at least once: a COMMIT that
-    /// fails after it leaves an announcement of a find that is not stored, which consumers keyed by find id absorb).
-    func record(userId: String, _ inputs: [RecordFindInput], announce: @escaping @Sendable (Find) async throws -> Void)
-        async throws
-    {
+    /// Records finds in one transaction, unless the user already has one with the same identity, and applies their
+    /// progression (§f.3: every find, re-catches too, bumps streak and XP under `awardKey:<index>`; see
+    /// `ProgressStore`). `announce` runs for each new find before COMMIT, so a committed find has always been
+    /// announced (at least once: a COMMIT that fails after it leaves an announcement of a find that is not stored,
+    /// which consumers keyed by find id absorb).
+    func record(
+        userId: String, _ inputs: [RecordFindInput], awardKey: String,
+        announce: @escaping @Sendable (Find) async throws -> Void
+    ) async throws {
         try await db.transaction { connection in
-            try await Self.record(on: connection, userId: userId, inputs, announce: announce)
+            try await Self.record(on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
         }
     }
 
     /// Inserts in identity order, so two transactions recording overlapping finds wait on each other instead of
-    /// deadlocking.
+    /// deadlocking, then locks the user's progress row and applies the awards.
     private static func record(
-        on connection: PostgresConnection, userId: String, _ inputs: [RecordFindInput],
+        on connection: PostgresConnection, userId: String, _ inputs: [RecordFindInput], awardKey: String,
         announce: @Sendable (Find) async throws -> Void
     ) async throws {
-        for input in inputs.sorted(by: { identity($0) < identity($1) }) {
+        let now = Date()
+        var awards: [FindAward] = []
+        for (index, input) in inputs.enumerated().sorted(by: { identity($0.element) < identity($1.element) }) {
             let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
-            let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? Date()
+            let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? now
+            // A catch time from the future counts for today.
+            awards.append(
+                FindAward(key: "\(awardKey):\(index)", day: ProgressRules.day(min(createdAt, now)), tile: geohash))
             // Symbols are stored as the identity key reads them: trimmed, upper case.
             let ticker = symbol(input.ticker)
             let comparable = symbol(input.comparable)
@@ -106,6 +114,7 @@ struct FindsStore: Sendable {
                 """)
             if let row = inserted.first, let find = find(row) { try await announce(find) }
         }
+        try await ProgressStore.apply(on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
     }
 
     /// The identity key as the generated column computes it (for ordering inserts).
@@ -156,7 +165,7 @@ struct FindsStore: Sendable {
     /// back), then the finds are recorded and the answer's exact bytes are stored with the claim. A lost claim reads
     /// the winner's stored answer. Without a key, only the recording runs.
     func replay(
-        userId: String, key: String?, requestSHA: String, _ inputs: [RecordFindInput],
+        userId: String, key: String?, requestSHA: String, _ inputs: [RecordFindInput], awardKey: String,
         announce: @escaping @Sendable (Find) async throws -> Void
     ) async throws -> ReplayOutcome {
         try await db.transaction { connection in
@@ -179,7 +188,7 @@ struct FindsStore: Sendable {
                     return sha == requestSHA ? .replayed(Array(body.utf8)) : .conflict
                 }
             }
-            try await Self.record(on: connection, userId: userId, inputs, announce: announce)
+            try await Self.record(on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
             let body = Array(
                 try JSONEncoder().encode(FindsResponse(finds: try await Self.list(on: connection, userId: userId, limit: 200))))
             if let key {

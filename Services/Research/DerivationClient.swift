@@ -1,0 +1,138 @@
+import Contracts
+import Foundation
+import HTTPClient
+import Runtime
+
+/// The Derivation Research Console (`DERIVATION_URL`, `DERIVATION_RESEARCH_SERVICE_TOKEN`): `POST /api/explore` in
+/// agent mode starts or steers a conversation, `GET /api/autoresearch?conversation_id=…&summary=1` is polled until a
+/// terminal status, then `…&display=1` gives the brief. Anything else it answers — an HTTP error, a machine code such
+/// as `MODEL_BUDGET_EXHAUSTED`, no brief — is a failure the caller falls back from; its text never reaches a client.
+struct DerivationClient: Sendable {
+    let origin: String
+    let token: String
+    var pollInterval: Duration = .milliseconds(1500)
+    var http: HTTPClient = .shared
+
+    /// A client when `DERIVATION_URL` (or `DERIVATION_RESEARCH_API_ORIGIN`) is http(s) and a service token is set.
+    static func fromEnvironment(_ env: Environment) -> DerivationClient? {
+        let raw = env.get("DERIVATION_RESEARCH_API_ORIGIN") ?? env.get("DERIVATION_URL") ?? ""
+        var origin = raw.trimmingCharacters(in: .whitespaces)
+        while origin.hasSuffix("/") { origin.removeLast() }
+        guard origin.hasPrefix("https://") || origin.hasPrefix("http://"),
+            let token = env.get("DERIVATION_RESEARCH_SERVICE_TOKEN"), !token.isEmpty
+        else { return nil }
+        return DerivationClient(
+            origin: origin, token: token,
+            pollInterval: env.milliseconds("DERIVATION_POLL_INTERVAL_MS", default: .milliseconds(1500)))
+    }
+
+    struct Brief: Sendable {
+        var content: String
+        var status: ResearchStatus
+        var conversationId: String
+    }
+
+    enum Failure: Error {
+        case unavailable(String)
+        case machineError(String)
+        case noBrief
+        case stillRunning(String)
+    }
+
+    /// The brief for `prompt`, continuing `conversation` when given; throws `Failure` by `deadline`.
+    func brief(
+        prompt: String, conversation: String?, clientMessageId: String, depth: String, deadline: ContinuousClock.Instant
+    ) async throws(Failure) -> Brief {
+        var body: [String: JSONValue] = [
+            "prompt": .string(prompt), "mode": .string("agent"), "research_depth": .string(depth),
+            "client_message_id": .string(clientMessageId),
+        ]
+        if let conversation {
+            body["conversation_id"] = .string(conversation)
+            body["message_mode"] = .string("steer")
+        }
+        let started = try await request("POST", "/api/explore", body: body, deadline: deadline)
+        if let error = Self.machineText(started["error"]) { throw .machineError(error) }
+        let ref = Self.object(started["conversation"]) ?? Self.object(started["campaign"])
+        guard let id = Self.string(ref?["id"]) ?? Self.string(started["conversation_id"]) else { throw .noBrief }
+        var status = ResearchStatus(rawValue: Self.string(ref?["status"]) ?? "") ?? .queued
+        while !Self.terminal(status) {
+            guard ContinuousClock.now + pollInterval < deadline else { throw .stillRunning(id) }
+            try? await Task.sleep(for: pollInterval)
+            let summary = try await request("GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
+            status = ResearchStatus(rawValue: Self.string(summary["status"]) ?? "") ?? .error
+        }
+        let run = try await request("GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&display=1", deadline: deadline)
+        if let error = Self.machineText(run["error"]) { throw .machineError(error) }
+        let result = Self.object(run["latest_result"])
+        guard
+            let content = Self.string(result?["briefing"]) ?? Self.string(Self.object(run["preview"])?["briefing"])
+                ?? Self.string(Self.object(run["memo"])?["executive_summary"])
+                ?? Self.string(Self.object(run["conclusion"])?["reason"])
+        else { throw .noBrief }
+        if let code = Self.machineText(.string(content)) { throw .machineError(code) }
+        return Brief(content: content, status: status, conversationId: id)
+    }
+
+    private func request(
+        _ method: String, _ path: String, body: [String: JSONValue]? = nil, deadline: ContinuousClock.Instant
+    ) async throws(Failure) -> [String: JSONValue] {
+        let left = deadline - .now
+        guard left > .milliseconds(100) else { throw .unavailable("deadline") }
+        var headers = [("Accept", "application/json"), ("Authorization", "Bearer \(token)")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(
+                HTTPClientRequest(
+                    method: method, url: origin + path, headers: headers,
+                    body: try body.map { Array(try JSONEncoder().encode($0)) }, timeout: left))
+        } catch {
+            throw .unavailable("\(error)")
+        }
+        let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
+        guard (200..<300).contains(response.status) else {
+            if let code = Self.machineText(decoded?["error"]) ?? Self.machineText(decoded?["code"]) {
+                throw .machineError(code)
+            }
+            throw .unavailable("HTTP \(response.status)")
+        }
+        guard let decoded else { throw .unavailable("not JSON") }
+        return decoded
+    }
+
+    static func terminal(_ status: ResearchStatus) -> Bool {
+        status == .conclusive || status == .exhausted || status == .blocked || status == .error
+    }
+
+    /// A machine code (`MODEL_BUDGET_EXHAUSTED`, `RATE_LIMITED`, …) rather than prose, found in a string or an
+    /// object's `code`/`message`.
+    static func machineText(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text):
+            let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let looksLikeCode =
+                t.count >= 6 && t.first.map { $0.isUppercase } == true
+                && t.allSatisfy { ($0.isUppercase && $0.isASCII) || $0.isNumber || $0 == "_" }
+            let known = ["BUDGET_EXHAUSTED", "RATE_LIMIT", "INSUFFICIENT_QUOTA", "MODEL_"].contains { t.contains($0) }
+            return looksLikeCode || known ? t : nil
+        case .object(let fields): return machineText(fields["code"]) ?? machineText(fields["message"])
+        default: return nil
+        }
+    }
+
+    static func object(_ value: JSONValue?) -> [String: JSONValue]? {
+        if case .object(let fields) = value { return fields }
+        return nil
+    }
+
+    static func string(_ value: JSONValue?) -> String? {
+        guard case .string(let text) = value else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Messaging
+import OpenRouter
+import Postgres
+import Redis
+import ServiceKit
+
+/// The Research service: durable research conversations (Postgres schema `research`), answered by Derivation, else
+/// OpenRouter's research chain, else a plain sentence. Its own service so research traffic (30 s turns) never
+/// shares in-flight slots with the briefs schedulers.
+await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
+    let env = context.environment
+    let logger = context.logger
+    let db = try await context.makePostgres()
+    // Only for the usage reports (the admin cost of its OpenRouter calls).
+    let redis = try await context.makeRedis(defaultPoolSize: 2)
+    try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
+    let derivation = DerivationClient.fromEnvironment(env)
+    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
+    if derivation == nil { logger.info("DERIVATION_URL or its service token is not set: research answers via OpenRouter") }
+    if !openRouter.isConfigured { logger.info("OPENROUTER_API_KEY is not set: without Derivation, research is unavailable") }
+    let commands = ResearchCommands(
+        store: ConversationStore(db: db),
+        answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger), context: context)
+    return [
+        UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
+        try CommandRunner(
+            configuration: context.kafka, service: .research, producer: context.producer,
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
+    ]
+}
