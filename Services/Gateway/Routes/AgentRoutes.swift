@@ -110,7 +110,7 @@ struct AgentRoutes: Sendable {
         guard (1...4000).contains(message.count) else { return .failure(.error(400, "message required (1-4000 chars)")) }
         var ticker: String?
         if let raw = body.ticker {
-            guard let valid = ResearchRoutes.ratingTicker(raw) else { return .failure(.error(400, "invalid ticker")) }
+            guard let valid = ResearchInput.ratingTicker(raw) else { return .failure(.error(400, "invalid ticker")) }
             ticker = valid
         }
         let conversationId = body.conversationId ?? body.threadId
