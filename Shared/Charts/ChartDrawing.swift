@@ -418,6 +418,8 @@ struct ChartDrawing {
     }
 
     static func grouped(_ v: Double) -> String {
+        // Upstream figures can be anything finite: past 15 digits (or not finite) no Int conversion is attempted.
+        guard v.isFinite, abs(v) < 1e15 else { return String(format: "%.3g", v) }
         let digits = String(Int(abs(v).rounded()))
         var out = ""
         for (i, c) in digits.enumerated() {

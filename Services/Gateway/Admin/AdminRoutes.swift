@@ -92,7 +92,8 @@ struct AdminRoutes: Sendable {
     }
 
     static func limit(_ raw: String?, default value: Int, max: Int) -> Int {
+        // Clamped before the conversion: `Int(1e19)` would trap.
         guard let raw, let n = Double(raw.trimmingCharacters(in: .whitespaces)), n.isFinite else { return value }
-        return min(max, Swift.max(1, Int(n.rounded(.towardZero))))
+        return n.clampedInt(1...max) ?? value
     }
 }
