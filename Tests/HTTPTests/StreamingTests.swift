@@ -1,6 +1,7 @@
 import HTTPServer
 import Runtime
 import Synchronization
+import TestSupport
 import Testing
 
 /// Streaming bodies (`HTTPBodyStream`): bytes reach the client as they are written, and shutdown ends a stream that

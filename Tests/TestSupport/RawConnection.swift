@@ -101,7 +101,7 @@ public final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads until the bytes received so far contain `text`; returns them all as text (and consumes them).
-    func read(until text: String) async throws -> String {
+    public func read(until text: String) async throws -> String {
         let needle = Array(text.utf8)
         return try await offPool { [self] in
             let end = try self.fill { buf in Self.find(needle, in: buf).map { $0 + needle.count } }
