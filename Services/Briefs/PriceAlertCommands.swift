@@ -67,7 +67,11 @@ struct PriceAlertCommands: Sendable {
         let day = DailyBriefs.day(Date())
         let push = Self.push(userId: userId, alerts: fired, day: day)
         let body = Array(try JSONEncoder().encode(push))
-        let slot = "\(day):\(userId):" + Digest.hex(Digest.sha256(Array(fired.map(\.id).sorted().joined(separator: ",").utf8))).prefix(16)
+        // One push per user per scan window (the 08:00 and 16:00 scans are 8 h apart, so they fall in different
+        // 8-hour UTC windows): duplicate scans of one slot (a scheduler and an outside producer, or a redelivery) that
+        // saw different quotes share the slot, and only the first pushes.
+        let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: Date()).hour ?? 0
+        let slot = "\(day):\(userId):w\(hour / 8)"
         let (claims, context, store) = (self.claims, self.context, self.store)
         return Reply.json(200, ["fired": fired.count]).then {
             let outcome = try await claims.once(
@@ -75,8 +79,12 @@ struct PriceAlertCommands: Sendable {
             ) {
                 await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body)
             }
-            if outcome == .failed || outcome == .stillHeld { throw PushNotDelivered(slot: "\(Self.pushJob) \(slot)") }
-            for alert in fired { _ = try await store.markTriggered(userId: userId, id: alert.id) }
+            switch outcome {
+            case .failed, .stillHeld: throw PushNotDelivered(slot: "\(Self.pushJob) \(slot)")
+            // Another scan of this window pushed first: its alerts are marked by it; these stay active for the next.
+            case .alreadyDone: return
+            case .ran: for alert in fired { _ = try await store.markTriggered(userId: userId, id: alert.id) }
+            }
         }
     }
 

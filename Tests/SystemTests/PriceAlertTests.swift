@@ -50,7 +50,7 @@ extension SystemTests {
             #expect(try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":1e999}"#).status == 400)
             expectError(
                 try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","note":"a\u0000b","threshold":1}"#), 400,
-                "note must not contain NUL")
+                "request body must not contain NUL characters")
 
             // A numeric string threshold is taken, the ticker upper-cased, the note trimmed and cut at 240.
             let long = String(repeating: "n", count: 300)
@@ -71,7 +71,10 @@ extension SystemTests {
             let theirs = try JSONDecoder().decode(PriceAlertsResponse.self, from: Data(try await send("GET", "/v1/alerts", as: other).body))
             #expect(theirs.alerts.isEmpty)
             expectError(try await send("DELETE", "/v1/alerts/\(above.id)", as: other), 404, "not found")
-            expectError(try await send("DELETE", "/v1/alerts/%00bad", as: other), 404, "not found")
+            // A NUL in the path is refused at the edge, before any route.
+            expectError(
+                try await send("DELETE", "/v1/alerts/%00bad", as: other), 400,
+                "request path must be UTF-8 without NUL characters")
             let otherCheck = try JSONDecoder().decode(PriceAlertCheckResponse.self, from: Data(try await send("GET", "/v1/alerts/check", as: other).body))
             #expect(otherCheck.triggered.isEmpty)
 
