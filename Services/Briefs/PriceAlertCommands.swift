@@ -19,13 +19,14 @@ struct PriceAlertCommands: Sendable {
     let scheduled: ScheduledRuns
     let context: ServiceContext
 
-    func create(_ command: CreatePriceAlertCommand) async throws -> Reply {
+    /// `requestKey` (the command's correlation id) makes a redelivered create return the alert it made.
+    func create(_ command: CreatePriceAlertCommand, requestKey: String?) async throws -> Reply {
         .json(
             200,
             PriceAlertResponse(
                 alert: try await store.create(
                     userId: command.userId, ticker: command.ticker, kind: command.kind, threshold: command.threshold,
-                    note: command.note)))
+                    note: command.note, requestKey: requestKey)))
     }
 
     func list(_ command: PriceAlertUserCommand) async throws -> Reply {

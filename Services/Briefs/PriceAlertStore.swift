@@ -46,14 +46,21 @@ struct PriceAlertStore: Sendable {
             triggeredAt: row.string("triggered_iso"), disabled: row.bool("disabled") ?? false)
     }
 
-    func create(userId: String, ticker: String, kind: PriceAlertKind, threshold: Double, note: String?) async throws -> PriceAlert {
-        let id = "alt_" + Digest.uuid().lowercased()
-        let rows = try await db.query(
+    /// Creates an alert. With a `requestKey` the id is derived from it, so a redelivered command (at-least-once
+    /// delivery) returns the alert its first delivery made instead of creating a second one.
+    func create(
+        userId: String, ticker: String, kind: PriceAlertKind, threshold: Double, note: String?, requestKey: String? = nil
+    ) async throws -> PriceAlert {
+        let id = requestKey.map { "alt_" + Digest.hex(Digest.sha256(Array("\(userId):\($0)".utf8))).prefix(32) }
+            ?? "alt_" + Digest.uuid().lowercased()
+        _ = try await db.query(
             """
             INSERT INTO briefs.price_alerts (id, user_id, ticker, kind, threshold, note)
             VALUES (\(id), \(userId), \(ticker), \(kind.rawValue), \(threshold), \(note))
-            RETURNING \(unescaped: Self.columns)
+            ON CONFLICT (id) DO NOTHING
             """)
+        let rows = try await db.query(
+            "SELECT \(unescaped: Self.columns) FROM briefs.price_alerts WHERE id = \(id) AND user_id = \(userId)")
         guard let alert = rows.first.flatMap(Self.alert) else { throw WatchlistStore.StoreError.vanished }
         return alert
     }
