@@ -8,6 +8,8 @@ struct BriefsCommands: Sendable {
     let headlines: WatchlistHeadlines
     let news: NewsReader
     let scheduled: ScheduledRuns
+    let local: LocalBriefs
+    let saved: SavedLocalBriefs
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -29,6 +31,10 @@ struct BriefsCommands: Sendable {
         case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
         case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
         case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
+        case LocalBriefCommandName.brief: return await local.brief(try command.decode(), deadline: command.deadline)
+        case LocalBriefCommandName.save: return try await saved.save(command.decode())
+        case LocalBriefCommandName.saved: return try await saved.list(command.decode())
+        case LocalBriefCommandName.delete: return try await saved.delete(command.decode())
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

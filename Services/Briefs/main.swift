@@ -6,6 +6,7 @@ import Jev
 import MarketData
 import Messaging
 import OpenRouter
+import Places
 import Resolver
 import Runtime
 import Scheduling
@@ -19,7 +20,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let logger = context.logger
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
-    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations)
+    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -44,7 +45,15 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
             logger: logger),
         news: NewsReader(exa: exa),
-        scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context))
+        scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context),
+        local: LocalBriefs(
+            writer: LocalBriefWriter(
+                places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger),
+                exa: exa, openRouter: openRouter),
+            geocoder: ReverseGeocoder(
+                baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger),
+            redis: redis, logger: logger),
+        saved: SavedLocalBriefs(db: db))
 
     var parts: [any Service] = [
         try CommandRunner(

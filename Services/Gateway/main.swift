@@ -50,7 +50,8 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
-            ).routes)
+            ).routes
+            + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
