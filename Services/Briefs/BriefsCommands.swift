@@ -10,6 +10,7 @@ struct BriefsCommands: Sendable {
     let scheduled: ScheduledRuns
     let local: LocalBriefs
     let saved: SavedLocalBriefs
+    let movement: Movement
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -35,6 +36,8 @@ struct BriefsCommands: Sendable {
         case LocalBriefCommandName.save: return try await saved.save(command.decode())
         case LocalBriefCommandName.saved: return try await saved.list(command.decode())
         case LocalBriefCommandName.delete: return try await saved.delete(command.decode())
+        case DeviceFixCommand.name: return try await movement.record(command.decode())
+        case ScanMovementCommand.name: return try await movement.scan(command.decode(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

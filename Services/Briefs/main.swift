@@ -20,7 +20,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let logger = context.logger
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
-    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations)
+    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
@@ -36,6 +36,13 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let briefs = DailyBriefs(
         writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
         claims: claims, redis: redis, context: context)
+    let local = LocalBriefs(
+        writer: LocalBriefWriter(
+            places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger),
+            exa: exa, openRouter: openRouter),
+        geocoder: ReverseGeocoder(
+            baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger),
+        redis: redis, logger: logger)
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
             store: store,
@@ -46,14 +53,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             logger: logger),
         news: NewsReader(exa: exa),
         scheduled: ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context),
-        local: LocalBriefs(
-            writer: LocalBriefWriter(
-                places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger),
-                exa: exa, openRouter: openRouter),
-            geocoder: ReverseGeocoder(
-                baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger),
-            redis: redis, logger: logger),
-        saved: SavedLocalBriefs(db: db))
+        local: local, saved: SavedLocalBriefs(db: db), movement: Movement(db: db, local: local, context: context))
 
     var parts: [any Service] = [
         try CommandRunner(
