@@ -28,24 +28,19 @@ struct LocalBriefRoutes: Sendable {
         ]
     }
 
+    /// Briefs' bearer-only route shape, shared with the watchlist routes.
     private func user<Command: Encodable & Sendable>(
         _ method: String, _ template: String, budget: Duration? = nil,
         _ build: @escaping @Sendable (String, RouteContext) -> (String, Result<Command, HTTPResponse>)
     ) -> Route {
-        let (caller, budget) = (self.caller, budget ?? self.budget)
-        return Route(method, template, auth: .required) { context in
-            guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
-            let (name, built) = build(userId, context)
-            switch built {
-            case .failure(let response): return response
-            case .success(let command):
-                return await caller.call(
-                    .briefs, name, key: userId, command: command, budget: budget, requestId: context.requestId)
+        WatchlistRoutes(caller: caller, budget: self.budget, briefBudget: briefBudget, addBudget: self.budget)
+            .user(method, template, budget: budget) { userId, context in
+                let (name, built) = build(userId, context)
+                return (name, built.mapError { WatchlistRoutes.Rejection(response: $0) })
             }
-        }
     }
 
-    /// A saved-brief id as issued (`lb_…`); anything else is no one's.
+    /// A saved-brief id as issued (`lb_…`, the list-id alphabet); anything else is no one's.
     static func savedId(userId: String, _ context: RouteContext) -> Result<SavedLocalBriefCommand, HTTPResponse> {
         guard let id = context.parameters["id"], WatchlistRoutes.isListId(id) else {
             return .failure(.error(404, "saved brief not found"))
