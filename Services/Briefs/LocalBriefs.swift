@@ -15,7 +15,13 @@ struct LocalBriefs: Sendable {
     let writer: LocalBriefWriter
     let geocoder: ReverseGeocoder
     let logger: Logger
-    private let cache: RedisSharedCache<LocalBrief>
+    private let cache: RedisSharedCache<Cached>
+
+    /// A brief and whether it was written (false: the outage brief, never stored).
+    struct Cached: Codable, Sendable {
+        var brief: LocalBrief
+        var written: Bool
+    }
 
     init(writer: LocalBriefWriter, geocoder: ReverseGeocoder, redis: RedisClient?, logger: Logger) {
         self.writer = writer
@@ -45,24 +51,21 @@ struct LocalBriefs: Sendable {
         }
         let key = Self.cacheKey(lat: lat, lng: lng, now: Date())
         let (writer, logger, resolved) = (self.writer, self.logger, place)
-        let outcome = await cache.value(key, ttl: { $0.nearbyCount < 0 ? nil : Self.cacheTTL }) {
+        let outcome = await cache.value(key, ttl: { $0.written ? Self.cacheTTL : nil }) {
+            let now = Timestamp.iso8601(Date())
             guard let written = await writer.write(lat: lat, lng: lng, place: resolved, deadline: deadline) else {
                 logger.warning("local brief: no model answer, outage brief")
-                // A negative count marks the outage answer so it is never cached; it is reset before leaving.
-                return LocalBrief(
-                    paragraphs: LocalBriefWriter.outage(place: resolved), place: resolved, nearbyCount: -1,
-                    generatedAt: Timestamp.iso8601(Date()))
+                return Cached(
+                    brief: LocalBrief(
+                        paragraphs: LocalBriefWriter.outage(place: resolved), place: resolved, nearbyCount: 0, generatedAt: now),
+                    written: false)
             }
-            return LocalBrief(
-                paragraphs: written.paragraphs, place: resolved, nearbyCount: written.nearbyCount,
-                generatedAt: Timestamp.iso8601(Date()))
+            return Cached(
+                brief: LocalBrief(
+                    paragraphs: written.paragraphs, place: resolved, nearbyCount: written.nearbyCount, generatedAt: now),
+                written: true)
         }
-        var brief = outcome.value
-        guard brief.nearbyCount >= 0 else {
-            brief.nearbyCount = 0
-            return (brief, false)
-        }
-        return (brief, true)
+        return (outcome.value.brief, outcome.value.written)
     }
 
     /// `v2:<lat 3dp>,<lng 3dp>::<YYYYMMDD UTC>`.

@@ -51,7 +51,8 @@ struct Movement: Sendable {
         guard command.lat.isFinite, command.lng.isFinite, abs(command.lat) <= 90, abs(command.lng) <= 180,
             let at = Timestamp.parse(command.locatedAt), !command.tokenId.isEmpty, !command.userId.isEmpty
         else { return .error(400, "valid fix required") }
-        let located = Timestamp.iso8601(at)
+        // A fix from the future (a wrong device clock) counts as now, so it can neither stay fresh nor block newer ones.
+        let located = Timestamp.iso8601(min(at, Date()))
         try await db.execute(
             """
             INSERT INTO briefs.device_movement

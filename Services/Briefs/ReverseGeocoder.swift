@@ -29,7 +29,7 @@ struct ReverseGeocoder: Sendable {
     /// The place at a point, or nil when Nominatim had nothing or did not answer.
     func place(lat: Double, lng: Double) async -> LocalBriefPlace? {
         let key = String(format: "%.3f,%.3f", lat, lng)
-        let (http, url) = (self.http, "\(baseURL)/reverse?format=json&lat=\(lat)&lon=\(lng)&zoom=16")
+        let (http, url) = (self.http, "\(baseURL)/reverse?format=json&" + String(format: "lat=%.6f&lon=%.6f", lat, lng) + "&zoom=16")
         return await cache.value(key, ttl: { $0 == nil ? nil : Self.cacheTTL }) {
             let request = HTTPClientRequest(
                 url: url, headers: [("User-Agent", Self.userAgent), ("Accept", "application/json")], timeout: Self.timeout)

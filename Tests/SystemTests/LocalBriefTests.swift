@@ -66,6 +66,11 @@ extension SystemTests {
                 #expect(try await Self.brief(gateway, auth, "{\"lat\":\(b)}").brief == geocoded.brief)
             }
             #expect(fakes.nominatim.requests.count == 1 && fakes.openRouter.requests.count == 2)
+            // With the first replica gone, the second serves the same cached brief.
+            _ = await first.stop()
+            try await BriefsFakes.waitForBriefs(gateway, auth: auth)
+            #expect(try await Self.brief(gateway, auth, "{\"lat\":\(b)}").brief == geocoded.brief)
+            #expect(fakes.nominatim.requests.count == 1 && fakes.openRouter.requests.count == 2)
 
             // Every model failing: 200, three outage paragraphs, same shape, not cached.
             knobs.modelFails.withLock { $0 = true }
