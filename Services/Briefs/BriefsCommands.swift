@@ -11,6 +11,9 @@ struct BriefsCommands: Sendable {
     let alerts: PriceAlertCommands
     let backtest: BacktestCommands
     let memos: TickerMemos
+    let local: LocalBriefs
+    let saved: SavedLocalBriefs
+    let movement: Movement
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -40,6 +43,12 @@ struct BriefsCommands: Sendable {
         case BacktestCommand.name: return try await backtest.run(command.decode())
         case TickerMemoCommand.name: return try await memos.memo(command.decode(), deadline: command.deadline)
         case SECFilingsCommand.name: return await memos.filings(try command.decode(), deadline: command.deadline)
+        case LocalBriefCommandName.brief: return await local.brief(try command.decode(), deadline: command.deadline)
+        case LocalBriefCommandName.save: return try await saved.save(command.decode())
+        case LocalBriefCommandName.saved: return try await saved.list(command.decode())
+        case LocalBriefCommandName.delete: return try await saved.delete(command.decode())
+        case DeviceFixCommand.name: return try await movement.record(command.decode())
+        case ScanMovementCommand.name: return try await movement.scan(command.decode(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -19,6 +19,10 @@ enum BriefsSchedule {
                 job: "briefs.movers", schedule: .minutes(every: 5, offset: 0), topic: ServiceName.briefs.commandTopic,
                 command: ScanWatchlistMoversCommand.name, key: "all",
                 body: Array((try? encoder.encode(ScanWatchlistMoversCommand())) ?? Data("{}".utf8))),
+            ScheduledCommand(
+                job: "briefs.movement", schedule: .minutes(every: 60, offset: 0), topic: ServiceName.briefs.commandTopic,
+                command: ScanMovementCommand.name, key: "all",
+                body: Array((try? encoder.encode(ScanMovementCommand())) ?? Data("{}".utf8))),
         ]
     }
 }

@@ -6,6 +6,7 @@ import Jev
 import MarketData
 import Messaging
 import OpenRouter
+import Places
 import Resolver
 import Runtime
 import Scheduling
@@ -19,7 +20,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let logger = context.logger
     let redis = try await context.makeRedis()
     let db = try await context.makePostgres()
-    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations)
+    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
@@ -37,6 +38,13 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
         claims: claims, redis: redis, context: context)
     let scheduled = ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context)
+    let local = LocalBriefs(
+        writer: LocalBriefWriter(
+            places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger),
+            exa: exa, openRouter: openRouter),
+        geocoder: ReverseGeocoder(
+            baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger),
+        redis: redis, logger: logger)
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
             store: store,
@@ -51,7 +59,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context),
         backtest: BacktestCommands(store: store, market: market),
         memos: TickerMemos(
-            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context))
+            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context),
+        local: local, saved: SavedLocalBriefs(db: db), movement: Movement(db: db, local: local, context: context))
 
     var parts: [any Service] = [
         try CommandRunner(

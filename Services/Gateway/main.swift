@@ -63,7 +63,8 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
             + WatchlistRoutes(
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
-            ).routes)
+            ).routes
+            + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
     OpenAPIDocument.report(router, logger: logger)
     let edge = Edge(
         tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,

@@ -13,7 +13,8 @@ import ServiceKit
 await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context in
     let configuration = PushConfiguration(context.environment)
     let logger = context.logger
-    let push = try await PushRuntime.make(configuration: configuration, logger: logger)
+    let push = try await PushRuntime.make(
+        configuration: configuration, logger: logger, onHeartbeat: DeviceFixes(context: context).publish)
     var parts: [any Service] = [push.maintenance]
     if configuration.servesCommands {
         parts.append(

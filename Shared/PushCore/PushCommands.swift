@@ -10,10 +10,12 @@ import Runtime
 public struct PushCommands: Sendable {
     let store: PushStore
     let logger: Logger
-    /// Called (fire-and-forget) for a location heartbeat of an installation, when the scheduler is enabled.
-    let onHeartbeat: (@Sendable (_ tokenId: String) async -> Void)?
+    /// Called after the reply for a location heartbeat of an installation, with its merged prefs, when the scheduler
+    /// is enabled; retried by the command runner until it returns.
+    let onHeartbeat: Heartbeat?
+    public typealias Heartbeat = @Sendable (_ tokenId: String, _ userId: String, _ prefs: [String: JSONValue]) async throws -> Void
 
-    public init(store: PushStore, logger: Logger, onHeartbeat: (@Sendable (_ tokenId: String) async -> Void)? = nil) {
+    public init(store: PushStore, logger: Logger, onHeartbeat: Heartbeat? = nil) {
         self.store = store
         self.logger = logger
         self.onHeartbeat = onHeartbeat
@@ -49,10 +51,10 @@ public struct PushCommands: Sendable {
                 let prefs = try await retrying(
                     command, { try await store.writePrefs(userId: c.userId, tokenId: tokenId, patch: patch) })
             else { return .error(404, "token not found") }
-            if PushWire.isHeartbeat(patch), let onHeartbeat {
-                Task { await onHeartbeat(tokenId) }
-            }
-            return .json(200, PushPrefsResponse(prefs: prefs))
+            let reply = Reply.json(200, PushPrefsResponse(prefs: prefs))
+            guard PushWire.isHeartbeat(patch), let onHeartbeat else { return reply }
+            let userId = c.userId
+            return reply.then { try await onHeartbeat(tokenId, userId, prefs) }
 
         case PushDeleteTokenCommand.name:
             let c: PushDeleteTokenCommand = try decode(command)

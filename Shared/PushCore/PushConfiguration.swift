@@ -50,7 +50,7 @@ public struct PushConfiguration: Sendable {
     /// notification requests, or both (maintenance always runs).
     public var servesCommands: Bool
     public var dispatches: Bool
-    /// `ENABLE_PUSH_SCHEDULER=1`: location heartbeats trigger per-device movement evaluation (scheduler not built yet).
+    /// `ENABLE_PUSH_SCHEDULER=1`: each location heartbeat is handed to Briefs' movement scheduler (`briefs.device.fix.v1`).
     public var schedulerEnabled: Bool
 
     public init(_ env: Environment) {

@@ -43,7 +43,9 @@ import Testing
     @Test func scheduleSettingsAndPushWireStrings() {
         #expect(BriefsSchedule.jobs(dailyAt: "06:30").first?.schedule == .daily(hour: 6, minute: 30))
         #expect(BriefsSchedule.jobs(dailyAt: "25:99").first?.schedule == .daily(hour: 7, minute: 0))
-        #expect(BriefsSchedule.jobs(dailyAt: "07:00").last?.schedule == .minutes(every: 5, offset: 0))
+        let jobs = BriefsSchedule.jobs(dailyAt: "07:00")
+        #expect(jobs.first { $0.job == "briefs.movers" }?.schedule == .minutes(every: 5, offset: 0))
+        #expect(jobs.first { $0.job == "briefs.movement" }?.schedule == .minutes(every: 60, offset: 0))
 
         let brief = DailyBrief(headline: String(repeating: "h", count: 300), body: "b", generatedAt: "2026-12-01T07:00:00.000Z")
         let daily = DailyBriefs.pushRequest(userId: "u1", brief: brief, day: "20261201")

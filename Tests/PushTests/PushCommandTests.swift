@@ -29,6 +29,8 @@ import Testing
             name: name, body: bytes, key: nil, correlationId: nil, requestId: nil, deadline: .now + .seconds(5),
             message: KafkaMessage(topic: "t", partition: 0, offset: 0, key: nil, value: bytes, headers: []))
         let reply = try await commands.handle(command)
+        // The command runner runs after-reply work once the reply is out; so does this helper.
+        try await reply.afterReply?()
         var json: [String: JSONValue] = [:]
         if !reply.body.isEmpty, case .object(let o) = try JSONDecoder().decode(JSONValue.self, from: Data(reply.body)) {
             json = o
@@ -38,7 +40,7 @@ import Testing
 
     /// A runtime on a fresh schema, dropped afterwards.
     static func withRuntime(
-        onHeartbeat: (@Sendable (String) async -> Void)? = nil, extra: [String: String] = [:],
+        onHeartbeat: PushCommands.Heartbeat? = nil, extra: [String: String] = [:],
         _ body: (PushRuntime) async throws -> Void
     ) async throws {
         let expo = try FakeExpo()
@@ -146,7 +148,7 @@ import Testing
 
     @Test func prefsWriteFiltersThePatchAndReportsHeartbeats() async throws {
         let beats = Mutex<[String]>([])
-        try await Self.withRuntime(onHeartbeat: { id in beats.withLock { $0.append(id) } }) { rt in
+        try await Self.withRuntime(onHeartbeat: { id, _, _ in beats.withLock { $0.append(id) } }) { rt in
             let c = rt.commands
             let (user, token) = (Make.user(), Make.expoToken())
             let id = try #require(

@@ -42,7 +42,7 @@ enum Stack {
     /// An in-process dispatcher replica with its own pools, logging into `sink`.
     static func runtime(
         schema: String, expo: FakeExpo, extra: [String: String] = [:], sink: LogSink = .memory(),
-        onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: (@Sendable (String) async -> Void)? = nil
+        onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: PushCommands.Heartbeat? = nil
     ) async throws -> PushRuntime {
         let configuration = PushConfiguration(
             Environment(try environment(schema: schema, expo: expo.baseURL, extra: extra)))

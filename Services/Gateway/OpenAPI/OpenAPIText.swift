@@ -3304,6 +3304,232 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+  /v1/local-brief:
+    post:
+      operationId: localBrief
+      tags:
+      - local-brief
+      security:
+      - bearerAuth: []
+      summary: 'The Local Economy Brief for a point (the map centre when panned). Missing place fields are reverse geocoded.
+        Always 200 once validated: a brief that could not be written is three outage paragraphs (not cached). Never pushes;
+        never names a model or provider.'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - lat
+              - lng
+              properties:
+                lat:
+                  type: number
+                  minimum: -90
+                  maximum: 90
+                lng:
+                  type: number
+                  minimum: -180
+                  maximum: 180
+                neighborhood:
+                  type: string
+                  maxLength: 120
+                city:
+                  type: string
+                  maxLength: 120
+                state:
+                  type: string
+                  maxLength: 120
+                zip:
+                  type: string
+                  maxLength: 120
+      responses:
+        '200':
+          description: The brief
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalBrief'
+        '400':
+          description: '`lat/lng required` (missing, non-finite or out of range), or a NUL in a place field'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+  /v1/local-brief/save:
+    post:
+      operationId: saveLocalBrief
+      tags:
+      - local-brief
+      security:
+      - bearerAuth: []
+      summary: Saves a brief's text under a label for the caller.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required:
+              - label
+              - lat
+              - lng
+              - brief
+              properties:
+                label:
+                  type: string
+                  minLength: 1
+                  maxLength: 120
+                lat:
+                  type: number
+                  minimum: -90
+                  maximum: 90
+                lng:
+                  type: number
+                  minimum: -180
+                  maximum: 180
+                brief:
+                  type: string
+                  minLength: 20
+                  maxLength: 20000
+                place:
+                  $ref: '#/components/schemas/LocalBriefPlace'
+      responses:
+        '200':
+          description: Saved
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - id
+                properties:
+                  id:
+                    type: string
+        '400':
+          description: '`label required`, `brief text required (min 20 chars)`, `lat/lng required`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+  /v1/local-brief/saved:
+    get:
+      operationId: listSavedLocalBriefs
+      tags:
+      - local-brief
+      security:
+      - bearerAuth: []
+      summary: The caller's saved briefs, newest first.
+      responses:
+        '200':
+          description: Saved briefs
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - items
+                properties:
+                  items:
+                    type: array
+                    items:
+                      $ref: '#/components/schemas/SavedLocalBrief'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+  /v1/local-brief/saved/{id}:
+    delete:
+      operationId: deleteSavedLocalBrief
+      tags:
+      - local-brief
+      security:
+      - bearerAuth: []
+      summary: Deletes one of the caller's saved briefs; another user's id is 404.
+      parameters:
+      - name: id
+        in: path
+        required: true
+        schema:
+          type: string
+      responses:
+        '204':
+          description: Deleted
+        '404':
+          description: '`saved brief not found`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '401':
+          description: '`unauthorized`'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '503':
+          description: briefs service unavailable
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
+        '504':
+          description: briefs service timed out
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LocalErrorBody'
 components:
   responses:
     BadGateway:
@@ -6249,6 +6475,75 @@ components:
             type: integer
         basis:
           type: string
+    LocalErrorBody:
+      type: object
+      required:
+      - error
+      properties:
+        error:
+          type: string
+    LocalBriefPlace:
+      type: object
+      properties:
+        neighborhood:
+          type: string
+        city:
+          type: string
+        state:
+          type: string
+        zip:
+          type: string
+    LocalBrief:
+      type: object
+      required:
+      - paragraphs
+      - place
+      - nearbyCount
+      - generatedAt
+      properties:
+        paragraphs:
+          type: array
+          minItems: 3
+          maxItems: 4
+          items:
+            type: string
+        place:
+          $ref: '#/components/schemas/LocalBriefPlace'
+        nearbyCount:
+          type: integer
+          minimum: 0
+        generatedAt:
+          type: string
+          format: date-time
+    SavedLocalBrief:
+      type: object
+      required:
+      - id
+      - label
+      - lat
+      - lng
+      - brief
+      - createdAt
+      properties:
+        id:
+          type: string
+        label:
+          type: string
+        lat:
+          type: number
+        lng:
+          type: number
+        city:
+          type: string
+        state:
+          type: string
+        zip:
+          type: string
+        brief:
+          type: string
+        createdAt:
+          type: string
+          format: date-time
 
 """#
 }

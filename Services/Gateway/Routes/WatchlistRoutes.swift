@@ -71,8 +71,9 @@ struct WatchlistRoutes: Sendable {
         ]
     }
 
-    /// A bearer-only route whose command is built from the request, or whose validation answers at once.
-    private func user<Command: Encodable & Sendable>(
+    /// A bearer-only route whose command is built from the request, or whose validation answers at once (also
+    /// used by `LocalBriefRoutes`).
+    func user<Command: Encodable & Sendable>(
         _ method: String, _ template: String, budget: Duration? = nil,
         _ build: @escaping @Sendable (String, RouteContext) -> (String, Result<Command, Rejection>)
     ) -> Route {

@@ -1,0 +1,154 @@
+import Contracts
+import Foundation
+import Geo
+import Kafka
+import Messaging
+import Postgres
+import Runtime
+import ServiceKit
+
+/// The movement scheduler's local-brief branch (CONTRACT.md §i.10), per device and never per account: the newest
+/// fix of each device (from PushDispatcher's heartbeats) and its own anchor in `briefs.device_movement`. The
+/// hourly scan expands into one command per device whose fix is fresh (≤ 6 h) and opted into `local_brief`; a
+/// device moved when it has no anchor or is ≥ 2,000 m from it. It then gets a brief for its fix pushed to that
+/// token only, and its anchor advances only once that push was published. A phone and a sibling tablet of one
+/// account are two rows and never share an anchor.
+struct Movement: Sendable {
+    static let threshold = 2_000.0
+    static let freshness: TimeInterval = 6 * 3600
+    static let pageSize = 1000
+    static let budget: Duration = .seconds(60)
+
+    /// Version 102 keeps clear of the watchlist store's own migrations.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 102, name: "device_movement",
+            sql: """
+                CREATE TABLE IF NOT EXISTS briefs.device_movement (
+                    token_id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    lat DOUBLE PRECISION NOT NULL,
+                    lng DOUBLE PRECISION NOT NULL,
+                    located_at TIMESTAMPTZ NOT NULL,
+                    notifications_enabled BOOLEAN NOT NULL,
+                    local_brief BOOLEAN NOT NULL,
+                    uncaught_nearby BOOLEAN NOT NULL,
+                    local_brief_lat DOUBLE PRECISION,
+                    local_brief_lng DOUBLE PRECISION,
+                    updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+                );
+                CREATE INDEX IF NOT EXISTS device_movement_fresh_idx ON briefs.device_movement (located_at DESC)
+                    WHERE local_brief AND notifications_enabled;
+                """),
+    ]
+
+    let db: PostgresPool
+    let local: LocalBriefs
+    let context: ServiceContext
+
+    /// `briefs.device.fix.v1`: keeps the newest fix per device (an older, reordered one changes nothing).
+    func record(_ command: DeviceFixCommand) async throws -> Reply {
+        guard command.lat.isFinite, command.lng.isFinite, abs(command.lat) <= 90, abs(command.lng) <= 180,
+            let at = Timestamp.parse(command.locatedAt), !command.tokenId.isEmpty, !command.userId.isEmpty
+        else { return .error(400, "valid fix required") }
+        // A fix from the future (a wrong device clock) counts as now, so it can neither stay fresh nor block newer ones.
+        let located = Timestamp.iso8601(min(at, Date()))
+        try await db.execute(
+            """
+            INSERT INTO briefs.device_movement
+                (token_id, user_id, lat, lng, located_at, notifications_enabled, local_brief, uncaught_nearby)
+            VALUES (\(command.tokenId), \(command.userId), \(command.lat), \(command.lng), \(located)::timestamptz,
+                    \(command.notificationsEnabled), \(command.localBrief), \(command.uncaughtNearby))
+            ON CONFLICT (token_id) DO UPDATE SET
+                user_id = EXCLUDED.user_id, lat = EXCLUDED.lat, lng = EXCLUDED.lng, located_at = EXCLUDED.located_at,
+                notifications_enabled = EXCLUDED.notifications_enabled, local_brief = EXCLUDED.local_brief,
+                uncaught_nearby = EXCLUDED.uncaught_nearby, updated_at = clock_timestamp()
+            WHERE briefs.device_movement.located_at <= EXCLUDED.located_at
+            """)
+        return Reply(status: 204, body: [])
+    }
+
+    /// `briefs.movement.scan.v1`: the hourly expansion, or one device's local-brief branch.
+    func scan(_ command: ScanMovementCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
+        guard let tokenId = command.tokenId else { return .json(202, ["devices": try await expand()]) }
+        let rows = try await db.query(
+            """
+            SELECT user_id, lat, lng, local_brief_lat, local_brief_lng,
+                   located_at > now() - make_interval(secs => \(Self.freshness)) AS fresh
+            FROM briefs.device_movement
+            WHERE token_id = \(tokenId) AND local_brief AND notifications_enabled
+            """)
+        guard let row = rows.first, let userId = row.string("user_id"), let lat = row.double("lat"),
+            let lng = row.double("lng")
+        else { return .json(200, ["outcome": "not_opted_in"]) }
+        guard row.bool("fresh") == true else { return .json(200, ["outcome": "stale_fix"]) }
+        if let anchorLat = row.double("local_brief_lat"), let anchorLng = row.double("local_brief_lng"),
+            haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold
+        {
+            return .json(200, ["outcome": "not_moved"])
+        }
+        let (brief, written) = await local.generate(lat: lat, lng: lng, given: LocalBriefPlace(), deadline: deadline)
+        guard written else { return .json(200, ["outcome": "generation_failed"]) }
+        let push = Self.push(userId: userId, tokenId: tokenId, lat: lat, lng: lng, brief: brief)
+        let body = Array(try JSONEncoder().encode(push))
+        let (db, context) = (self.db, self.context)
+        // Published after the reply and retried until acknowledged; only then does the anchor move.
+        return Reply.json(200, ["outcome": "pushed"]).then {
+            guard await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body) else {
+                throw PushNotDelivered(slot: "local_brief \(tokenId)")
+            }
+            try await db.execute(
+                """
+                UPDATE briefs.device_movement SET local_brief_lat = \(lat), local_brief_lng = \(lng)
+                WHERE token_id = \(tokenId)
+                """)
+        }
+    }
+
+    /// `local_brief` (§i.9): "Local economy — <place>", the first paragraph (≤ 220), to that token only, once per
+    /// device per UTC day at the dispatcher.
+    static func push(userId: String, tokenId: String, lat: Double, lng: Double, brief: LocalBrief) -> PushRequest {
+        let day = DailyBriefs.day(Date())
+        let place = brief.place.label ?? "your area"
+        let first = brief.paragraphs.first.map { String($0.prefix(220)) }
+        return PushRequest(
+            id: "local_brief-\(day)-\(tokenId)", userIds: [userId], tokenId: tokenId, eventKey: .localBrief,
+            eventKind: "local_brief", title: "Local economy — \(place)",
+            body: first ?? "What's investable in \(place) right now.",
+            data: ["kind": .string("local_brief"), "lat": .number(lat), "lng": .number(lng)],
+            target: PushTarget(type: "home", fields: ["section": .string("local-brief")]),
+            dedupe: [PushDedupe(slot: "local_brief:\(tokenId)", key: day)])
+    }
+
+    /// One `briefs.movement.scan.v1` per device with a fresh, opted-in fix, keyed by token id, page by page.
+    private func expand() async throws -> Int {
+        var after = ""
+        var total = 0
+        let context = self.context
+        while true {
+            let tokens = try await db.query(
+                """
+                SELECT token_id FROM briefs.device_movement
+                WHERE local_brief AND notifications_enabled AND token_id > \(after)
+                  AND located_at > now() - make_interval(secs => \(Self.freshness))
+                ORDER BY token_id LIMIT \(Self.pageSize)
+                """
+            ).compactMap { $0.string("token_id") }
+            guard let last = tokens.last else { return total }
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for token in tokens {
+                    group.addTask {
+                        guard let body = try? JSONEncoder().encode(ScanMovementCommand(tokenId: token)) else { return false }
+                        return await publishRetrying(
+                            context: context, topic: ServiceName.briefs.commandTopic, key: token, value: Array(body),
+                            headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+            }
+            guard failures == 0 else { throw ScheduledRuns.ExpansionError(failed: failures) }
+            total += tokens.count
+            after = last
+        }
+    }
+}
