@@ -32,6 +32,8 @@ public struct ResearchProxies: Sendable {
         case .timedOut: return .error(504, "underlying analysis timed out")
         case .unreachable: return .error(502, "underlying analysis unreachable")
         case .answered(let status, let body, _):
+            // Underlying knows no snapshot for this ticker: a not-found, not a failure of the upstream.
+            if status == 404 { return .error(404, "no analysis for this ticker yet") }
             guard status == 200 else { return .error(502, "underlying analysis \(status)") }
             guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
                 return .error(502, "underlying analysis returned no snapshot")

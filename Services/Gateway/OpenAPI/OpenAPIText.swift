@@ -1630,6 +1630,12 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+        '404':
+          description: Underlying has no snapshot for this ticker yet
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
   /v1/prism/{ticker}/summary:
     get:
       operationId: getPrismSummary
