@@ -109,7 +109,7 @@ extension SystemTests {
             let situate = try await SystemClient.send(gateway, "GET", "/v1/situate/MCD/summary")
             #expect(situate.status == 404 && SystemClient.json(situate)["code"] as? String == "situate_packet_not_found")
             let analysis = try await SystemClient.send(gateway, "GET", "/v1/analysis/MCD")
-            #expect(analysis.status == 502 && SystemClient.errorMessage(analysis) == "underlying analysis 404")
+            #expect(analysis.status == 404 && SystemClient.errorMessage(analysis) == "no analysis for this ticker yet")
 
             for fake in [yahoo, underlying] { await fake.shutdown() }
         }
