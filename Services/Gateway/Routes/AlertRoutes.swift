@@ -71,7 +71,6 @@ struct AlertRoutes: Sendable {
         }
         var note: String?
         if case .string(let raw) = body["note"] {
-            guard !raw.contains("\0") else { return .failure(.error(400, "note must not contain NUL")) }
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             note = trimmed.isEmpty ? nil : String(trimmed.prefix(240))
         }

@@ -105,7 +105,6 @@ struct WatchlistRoutes: Sendable {
         guard case .success(let body) = JSONBody.decode(Body.self, from: context.request, error: ""),
             let trimmed = body.name?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty
         else { return .failure(.bad("name required")) }
-        guard !trimmed.contains("\0") else { return .failure(.bad("name must not contain NUL")) }
         return .success(String(trimmed.prefix(60)))
     }
 
@@ -159,9 +158,6 @@ struct WatchlistRoutes: Sendable {
                 guard let known = WatchSource(rawValue: raw) else { return .failure(.bad("invalid source")) }
                 source = known
             }
-            guard [body.name, body.sector].allSatisfy({ !($0?.contains("\0") ?? false) }) else {
-                return .failure(.bad("name and sector must not contain NUL"))
-            }
             var listId: String?
             if let raw = body.listId?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
                 guard isListId(raw) else { return .failure(.noList) }
@@ -201,9 +197,6 @@ struct WatchlistRoutes: Sendable {
                 let memo = body.memo, memo.trimmingCharacters(in: .whitespacesAndNewlines).count >= 20
             else { return .failure(.bad("memo required (min 20 chars)")) }
             guard memo.utf8.count <= 100_000 else { return .failure(.bad("memo too long (max 100000 bytes)")) }
-            guard !memo.contains("\0"), !(body.provider?.contains("\0") ?? false) else {
-                return .failure(.bad("memo must not contain NUL"))
-            }
             return .success(
                 WatchMemoCommand(userId: userId, ticker: ticker, memo: memo, provider: text(body.provider, max: 64)))
         }
