@@ -13,8 +13,15 @@ func shared(_ name: String, _ deps: [Target.Dependency]) -> Target {
     .target(name: name, dependencies: deps, path: "Shared/\(name)", swiftSettings: swiftSettings)
 }
 
-func service(_ name: String, _ deps: [Target.Dependency]) -> Target {
-    .executableTarget(name: name, dependencies: deps, path: "Services/\(name)", swiftSettings: swiftSettings)
+/// A service's binary: `Services/<name>/`, minus the folders of the libraries that live beside it.
+func service(_ name: String, _ deps: [Target.Dependency], libraries: [String] = []) -> Target {
+    .executableTarget(
+        name: name, dependencies: deps, path: "Services/\(name)", exclude: libraries, swiftSettings: swiftSettings)
+}
+
+/// A library only one service uses, beside its binary: `Services/<service>/<folder>/`.
+func serviceLibrary(_ name: String, in service: String, folder: String, _ deps: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: deps, path: "Services/\(service)/\(folder)", swiftSettings: swiftSettings)
 }
 
 func tests(_ name: String, _ deps: [Target.Dependency]) -> Target {
@@ -66,29 +73,29 @@ let package = Package(
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
         shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
-        shared("OCR", ["CTesseract", "Runtime"]),
-        shared("Charts", ["CCairo", "Contracts"]),
+        serviceLibrary("OCR", in: "Identify", folder: "OCR", ["CTesseract", "Runtime"]),
+        serviceLibrary("Charts", in: "Rating", folder: "Charts", ["CCairo", "Contracts"]),
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
-        shared("NearbyCore", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary("NearbyCore", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
-        shared("RatingEngine", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
-        shared("TickerPage", ["Charts", "MarketData", "RatingEngine", "Redis", "Messaging", "Contracts", "Runtime"]),
-        shared("SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
-        shared("ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
-        shared("MCP", ["HTTPServer", "HTTPClient"]),
-        shared("Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
-        shared("PushCore", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+        serviceLibrary("RatingEngine", in: "Rating", folder: "Domain", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+        serviceLibrary("TickerPage", in: "Rating", folder: "TickerPage", ["Charts", "MarketData", "RatingEngine", "Redis", "Messaging", "Contracts", "Runtime"]),
+        serviceLibrary("SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary("ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
+        serviceLibrary("Scheduling", in: "Briefs", folder: "Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
+        serviceLibrary("PushCore", in: "PushDispatcher", folder: "Domain", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"]),
-        service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
-        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"]),
-        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"]),
+        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance"], libraries: ["MCPServer"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["OCR"]),
+        service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["Domain"]),
+        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
+        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"], libraries: ["Scheduling"]),
         service("Research", ["ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts", "Runtime"]),
-        service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"]),
+        service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"], libraries: ["Domain", "ExpoPush"]),
 
         // Dev/test tooling.
         .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
