@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Swift 6 language mode everywhere; strict concurrency is the default in this mode.
-let swiftSettings: [SwiftSetting] = []
+/// Swift 6 language mode everywhere; strict concurrency is the default in this mode. `MemberImportVisibility`: a
+/// file sees the members (extensions) of a module only when it imports that module itself, so every dependency a
+/// file uses is written down in it, and `scripts/checks/imports.py` keeps each target's dependencies equal to them.
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 /// One `systemLibrary` target per C library. Only one Swift wrapper module imports each.
 func cLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
@@ -25,7 +27,7 @@ func serviceLibrary(_ name: String, in service: String, folder: String, _ deps: 
 }
 
 func tests(_ name: String, _ deps: [Target.Dependency]) -> Target {
-    .testTarget(name: name, dependencies: deps + ["TestSupport"], path: "Tests/\(name)", swiftSettings: swiftSettings)
+    .testTarget(name: name, dependencies: deps, path: "Tests/\(name)", swiftSettings: swiftSettings)
 }
 
 let package = Package(
@@ -67,8 +69,8 @@ let package = Package(
         shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
-        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts"]),
-        shared("Finance", ["Contracts", "Runtime"]),
+        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Redis", "Runtime", "Contracts"]),
+        shared("Finance", ["Contracts"]),
         shared("Jev", ["HTTPClient", "Runtime"]),
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
@@ -78,24 +80,24 @@ let package = Package(
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
-        serviceLibrary("NearbyCore", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Postgres", "Redis", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary("NearbyDomain", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Postgres", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
-        serviceLibrary("RatingEngine", in: "Rating", folder: "Domain", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
-        serviceLibrary("TickerPage", in: "Rating", folder: "TickerPage", ["Charts", "MarketData", "RatingEngine", "Redis", "Messaging", "Contracts", "Runtime"]),
+        serviceLibrary("RatingDomain", in: "Rating", folder: "Domain", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+        serviceLibrary("TickerPage", in: "Rating", folder: "TickerPage", ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary("SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
         serviceLibrary("Scheduling", in: "Briefs", folder: "Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
-        serviceLibrary("PushCore", in: "PushDispatcher", folder: "Domain", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+        serviceLibrary("PushDomain", in: "PushDispatcher", folder: "Domain", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance"], libraries: ["MCPServer"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["OCR"]),
-        service("Nearby", ["ServiceKit", "Messaging", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["Domain"]),
-        service("Rating", ["ServiceKit", "Messaging", "RatingEngine", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
-        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime"], libraries: ["Scheduling"]),
+        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance", "Kafka"], libraries: ["MCPServer"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka"], libraries: ["OCR"]),
+        service("Nearby", ["ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["Domain"]),
+        service("Rating", ["ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
+        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime", "Crypto", "HTTPClient"], libraries: ["Scheduling"]),
         service("Research", ["ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts", "Runtime"]),
-        service("PushDispatcher", ["ServiceKit", "PushCore", "Messaging", "Contracts", "Runtime"], libraries: ["Domain", "ExpoPush"]),
+        service("PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"], libraries: ["Domain", "ExpoPush"]),
 
         // Dev/test tooling.
         .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
@@ -104,7 +106,7 @@ let package = Package(
         .executableTarget(name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
                           swiftSettings: swiftSettings),
 
-        .executableTarget(name: "PushBench", dependencies: ["PushCore", "ExpoPush", "TestSupport", "Postgres", "Contracts", "Runtime"],
+        .executableTarget(name: "PushBench", dependencies: ["PushDomain", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
                           path: "Tools/PushBench", swiftSettings: swiftSettings),
 
         .executableTarget(name: "BenchCharts", dependencies: ["Charts", "Contracts"], path: "Tools/BenchCharts",
@@ -122,22 +124,22 @@ let package = Package(
         tests("RuntimeTests", ["Runtime"]),
         tests("ContractsTests", ["Contracts"]),
         tests("CryptoTests", ["Crypto"]),
-        tests("KafkaTests", ["Kafka", "Messaging", "Contracts", "Runtime"]),
-        tests("PostgresTests", ["Postgres", "Runtime"]),
-        tests("RedisTests", ["Redis", "Crypto", "Runtime"]),
-        tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime"]),
+        tests("KafkaTests", ["Kafka", "Messaging", "Contracts", "Runtime", "TestSupport"]),
+        tests("PostgresTests", ["Postgres", "Runtime", "TestSupport"]),
+        tests("RedisTests", ["Redis", "Crypto", "Runtime", "TestSupport"]),
+        tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime", "TestSupport"]),
         tests("FinanceTests", ["Finance", "Contracts"]),
-        tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime"]),
-        tests("OCRTests", ["OCR"]),
+        tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime", "HTTPServer", "TestSupport"]),
+        tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
-        tests("NearbyTests", ["NearbyCore", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime"]),
-        tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingEngine", "Headlines", "SearchIntent", "Jev", "MarketData", "Finance", "Redis", "HTTPServer", "Contracts", "Runtime"]),
-        tests("PushTests", ["PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
-        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "Runtime"]),
+        tests("NearbyTests", ["NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
+        tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
+        tests("PushTests", ["PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime", "TestSupport"]),
+        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
-        tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
-        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto", "Finance", "Contracts", "Runtime"]),
+        tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
+        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto", "Finance", "Contracts", "Runtime", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MarketData
 import Messaging
+import Runtime
 import Scheduling
 import ServiceKit
 

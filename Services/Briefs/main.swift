@@ -6,7 +6,9 @@ import Jev
 import MarketData
 import Messaging
 import OpenRouter
+import Postgres
 import Places
+import Redis
 import Resolver
 import Runtime
 import Scheduling
@@ -18,8 +20,8 @@ import ServiceKit
 await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await context.makeRedis()
-    let db = try await context.makePostgres()
+    let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
+    let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPClient
+import Postgres
+import Redis
 import Runtime
 
 /// The gateway's settings, from environment variables (defaults in parentheses).
@@ -17,9 +19,8 @@ struct GatewayConfiguration: Sendable {
     /// `GATEWAY_QUEUE_TARGET_MS` (25): a service whose replies report more queueing than this gets fewer requests
     /// in flight from this gateway (the excess → 503 with `Retry-After`).
     var queueTarget: Duration
-    /// `REDIS_URL` (redis://127.0.0.1:6379) and `REDIS_POOL_SIZE` (16).
-    var redisURL: String
-    var redisPoolSize: Int
+    /// `REDIS_URL` and `REDIS_POOL_SIZE` (16), read by `RedisSettings`.
+    var redis: RedisSettings
     /// `PHOTO_TTL_MS` (60 000): how long a claim-checked photo lives in Redis.
     var photoTTL: Duration
     /// `RAILWAY_GIT_COMMIT_SHA` (`dev`): the version `/v1/config` reports.
@@ -27,9 +28,8 @@ struct GatewayConfiguration: Sendable {
     var liveScan: Bool
     var adminLogs: Bool
     var budgets: RouteBudgets
-    /// `POSTGRES_URL` and `POSTGRES_POOL_SIZE` (8).
-    var postgresURL: String
-    var postgresPoolSize: Int
+    /// `POSTGRES_URL` and `POSTGRES_POOL_SIZE` (8), read by `PostgresSettings`.
+    var postgres: PostgresSettings
     /// `SESSION_SIGNING_KEY` (≥ 32 bytes; required outside dev) and `IOS_MAPS_TOKEN_SIGNING_KEY` (defaults to it).
     var sessionKey: [UInt8]
     var mapsKey: [UInt8]
@@ -57,15 +57,13 @@ struct GatewayConfiguration: Sendable {
         instanceId = Self.sanitize(env.get("GATEWAY_INSTANCE_ID") ?? "\(host)-\(port)")
         maxInFlight = max(1, env.get("GATEWAY_MAX_IN_FLIGHT", default: 2048))
         queueTarget = env.milliseconds("GATEWAY_QUEUE_TARGET_MS", default: .milliseconds(25))
-        redisURL = env.get("REDIS_URL", default: "redis://127.0.0.1:6379")
-        redisPoolSize = max(1, env.get("REDIS_POOL_SIZE", default: 16))
+        redis = RedisSettings(env, defaultPoolSize: 16)
         photoTTL = env.milliseconds("PHOTO_TTL_MS", default: .seconds(60))
         version = env.get("RAILWAY_GIT_COMMIT_SHA", default: "dev")
         liveScan = env.get("ENABLE_LIVE_SCAN") == "1"
         adminLogs = env.get("ENABLE_ADMIN_LOGS") == "1"
         budgets = RouteBudgets(env)
-        postgresURL = env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest")
-        postgresPoolSize = max(1, env.get("POSTGRES_POOL_SIZE", default: 8))
+        postgres = PostgresSettings(env)
         let key = env.get("SESSION_SIGNING_KEY") ?? (env.isDevelopment ? Self.devSigningKey : "")
         sessionKey = Array(key.utf8)
         mapsKey = env.get("IOS_MAPS_TOKEN_SIGNING_KEY").map { Array($0.utf8) } ?? sessionKey

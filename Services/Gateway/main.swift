@@ -15,8 +15,8 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let configuration = GatewayConfiguration(context.environment)
     try configuration.validate()
     let logger = context.logger
-    let redis = try await RedisClient.make(url: configuration.redisURL, size: configuration.redisPoolSize, logger: logger)
-    let db = try await PostgresPool.make(url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
+    let redis = try await RedisClient.make(configuration.redis, logger: logger)
+    let db = try await PostgresPool.make(configuration.postgres, logger: logger)
     try await db.migrate(schema: "gateway", migrations: UserStore.migrations + AdminLog.migrations)
     let adminLog = AdminLog(db: db)
     let client = try await RequestReplyClient.make(

@@ -1,5 +1,6 @@
 import Contracts
 import FoundationEssentials
+import Kafka
 import Messaging
 import Runtime
 import ServiceKit

@@ -1,8 +1,10 @@
 import Contracts
 import Finance
+import Foundation
 import FoundationEssentials
 import Messaging
 import OCR
+import Resolver
 import Runtime
 
 /// Turns one identify command into an `IdentifyResponse` (CONTRACT.md §a.3): vision when OpenRouter is configured,

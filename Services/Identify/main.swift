@@ -10,6 +10,7 @@ import OpenRouter
 import Postgres
 import Redis
 import Resolver
+import Runtime
 import ServiceKit
 
 /// The Identify service: from a snapped photo (by claim check) and an optional hint to investable answers with
@@ -17,8 +18,8 @@ import ServiceKit
 await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await context.makeRedis()
-    let db = try await context.makePostgres()
+    let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
+    let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(schema: "identify", migrations: FindsStore.migrations + ProgressStore.migrations)
     try await BrandTickerCache.migrate(db)
 

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Messaging
-import NearbyCore
+import NearbyDomain
 import Runtime
 
 extension PlacesProxyAnswerer {

@@ -3,7 +3,7 @@ import Exa
 import Foundation
 import MarketData
 import Messaging
-import NearbyCore
+import NearbyDomain
 import OpenRouter
 import Places
 import Postgres
@@ -17,8 +17,8 @@ import ServiceKit
 await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await context.makeRedis()
-    let db = try await context.makePostgres()
+    let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
+    let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await CapturesStore.migrate(db)
     try await BrandTickerCache.migrate(db)
 

@@ -1,6 +1,6 @@
 import Contracts
 import Messaging
-import PushCore
+import PushDomain
 import Runtime
 import ServiceKit
 

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Headlines
 import Messaging
-import RatingEngine
+import RatingDomain
 import SearchIntent
 import TickerPage
 

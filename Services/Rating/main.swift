@@ -4,7 +4,7 @@ import Headlines
 import Jev
 import MarketData
 import Messaging
-import RatingEngine
+import RatingDomain
 import Redis
 import Runtime
 import SearchIntent
@@ -17,7 +17,7 @@ import ServiceKit
 await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let env = context.environment
     let logger = context.logger
-    let redis = try await context.makeRedis()
+    let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let jev = JevClient.fromEnvironment(env, logger: logger)
     if env.get("JEV_API_KEY") == nil {

@@ -1,8 +1,10 @@
+import Contracts
 import Foundation
 import Messaging
 import OpenRouter
 import Postgres
 import Redis
+import Runtime
 import ServiceKit
 
 /// The Research service: durable research conversations (Postgres schema `research`), answered by Derivation, else
@@ -11,9 +13,9 @@ import ServiceKit
 await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     let env = context.environment
     let logger = context.logger
-    let db = try await context.makePostgres()
+    let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     // Only for the usage reports (the admin cost of its OpenRouter calls).
-    let redis = try await context.makeRedis(defaultPoolSize: 2)
+    let redis = try await RedisClient.make(RedisSettings(env, defaultPoolSize: 2), logger: logger)
     try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
     let derivation = DerivationClient.fromEnvironment(env)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)

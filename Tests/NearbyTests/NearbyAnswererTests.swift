@@ -3,7 +3,7 @@ import Foundation
 import Geo
 import HTTPServer
 import Kafka
-import NearbyCore
+import NearbyDomain
 import Places
 import Postgres
 import Redis

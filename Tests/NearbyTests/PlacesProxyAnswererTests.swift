@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import NearbyCore
+import NearbyDomain
 import Places
 import TestSupport
 import Testing

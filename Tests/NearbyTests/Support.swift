@@ -3,7 +3,7 @@ import Exa
 import Foundation
 import HTTPServer
 import MarketData
-import NearbyCore
+import NearbyDomain
 import OpenRouter
 import Places
 import Postgres

@@ -3,7 +3,7 @@ import ExpoPush
 import Foundation
 import HTTPServer
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import Synchronization
 import Testing

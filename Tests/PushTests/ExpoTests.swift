@@ -2,7 +2,7 @@ import Contracts
 import ExpoPush
 import Foundation
 import HTTPServer
-import PushCore
+import PushDomain
 import Redis
 import Runtime
 import Synchronization

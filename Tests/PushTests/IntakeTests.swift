@@ -2,7 +2,7 @@ import Contracts
 import ExpoPush
 import Foundation
 import Kafka
-import PushCore
+import PushDomain
 import Testing
 
 /// Requests published without a header (as `EventPublisher.publish` does) are accepted; other commands and

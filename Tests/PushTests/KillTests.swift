@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Kafka
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import TestSupport
 import Testing

@@ -3,7 +3,7 @@ import ExpoPush
 import Foundation
 import Testing
 
-@testable import PushCore
+@testable import PushDomain
 
 extension Tag {
     /// Needs no stack (no socket, no database): runs with plain `swift test`.

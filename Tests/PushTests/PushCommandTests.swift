@@ -3,7 +3,7 @@ import Foundation
 import Kafka
 import Messaging
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import Testing
 

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import Synchronization
 import Testing

@@ -5,7 +5,7 @@ import HTTPClient
 import HTTPServer
 import Kafka
 import Postgres
-import PushCore
+import PushDomain
 import Runtime
 import Synchronization
 import TestSupport

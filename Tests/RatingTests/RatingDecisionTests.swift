@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Jev
-import RatingEngine
+import RatingDomain
 import Testing
 
 /// §d.3 as tables: one_line, strength, probabilities and action, drivers, and the insufficient cases.

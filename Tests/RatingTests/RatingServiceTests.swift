@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Jev
-import RatingEngine
+import RatingDomain
 import Redis
 import Runtime
 import Testing

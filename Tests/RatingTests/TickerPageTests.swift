@@ -4,7 +4,7 @@ import Foundation
 import HTTPServer
 import MarketData
 import Messaging
-import RatingEngine
+import RatingDomain
 import Redis
 import Runtime
 import TestSupport

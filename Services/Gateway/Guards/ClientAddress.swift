@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 
 /// The client's address: the socket peer, or with `TRUSTED_PROXY_HOPS = N` the Nth address from the right of

@@ -1,5 +1,7 @@
 import Contracts
 import ExpoPush
+import Postgres
+import Redis
 import Runtime
 
 /// The PushDispatcher's settings, from environment variables (defaults in parentheses).
@@ -12,10 +14,9 @@ public struct PushConfiguration: Sendable {
     /// `POSTGRES_URL`; `POSTGRES_POOL_SIZE` (8) for route commands, receipts and maintenance. Handoffs use their own
     /// pool of `maxConcurrentHandoffs` reserved connections. Direct or SESSION-mode pooler only: handoffs hold
     /// session-level advisory locks, which a transaction-mode PgBouncer would hand to another client.
-    public var postgresURL: String
-    public var postgresPoolSize: Int
-    /// `REDIS_URL` (redis://127.0.0.1:6379): the shared Expo pace.
-    public var redisURL: String
+    public var postgres: PostgresSettings
+    /// `REDIS_URL` and `REDIS_POOL_SIZE` (4): the shared Expo pace.
+    public var redis: RedisSettings
     /// `PUSH_SCHEMA` (push): the owner schema. Only tests change it.
     public var schema: String
     /// `PUSH_MAX_CONCURRENT_HANDOFFS` (4, 1…32): batches claimed and handed off at once per process, FIFO.
@@ -54,9 +55,8 @@ public struct PushConfiguration: Sendable {
     public var schedulerEnabled: Bool
 
     public init(_ env: Environment) {
-        postgresURL = env.get("POSTGRES_URL", default: "postgres://postgres@127.0.0.1:5432/mapvest")
-        postgresPoolSize = max(2, env.get("POSTGRES_POOL_SIZE", default: 8))
-        redisURL = env.get("REDIS_URL", default: "redis://127.0.0.1:6379")
+        postgres = PostgresSettings(env, minimumPoolSize: 2)
+        redis = RedisSettings(env, defaultPoolSize: 4)
         schema = env.get("PUSH_SCHEMA", default: "push")
         maxConcurrentHandoffs = min(32, max(1, env.get("PUSH_MAX_CONCURRENT_HANDOFFS", default: 4)))
         let lease = env.milliseconds("PUSH_LEASE_MS", default: Self.minimumLease)

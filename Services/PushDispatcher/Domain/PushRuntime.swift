@@ -27,13 +27,12 @@ public struct PushRuntime: Sendable {
     ) async throws -> PushRuntime {
         let schema = try PushSchema(name: configuration.schema)
         Metrics.registerAlertingSeries()
-        let db = try await PostgresPool.make(
-            url: configuration.postgresURL, size: configuration.postgresPoolSize, logger: logger)
+        let db = try await PostgresPool.make(configuration.postgres, logger: logger)
         // One reserved connection per handoff permit: a handoff never waits for a connection another one holds.
         let handoffPool = try await PostgresPool.make(
-            url: configuration.postgresURL, size: configuration.maxConcurrentHandoffs, logger: logger,
+            url: configuration.postgres.url, size: configuration.maxConcurrentHandoffs, logger: logger,
             acquireTimeout: .seconds(30))
-        let redis = try await RedisClient.make(url: configuration.redisURL, size: 4, logger: logger)
+        let redis = try await RedisClient.make(configuration.redis, logger: logger)
         try await schema.bootstrap(db, logger: logger)
         let expo = ExpoPushClient(configuration: configuration.expo, http: http, logger: logger)
         let store = PushStore(db: db, schema: schema)

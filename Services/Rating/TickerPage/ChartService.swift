@@ -3,7 +3,7 @@ import Contracts
 import Foundation
 import MarketData
 import Messaging
-import RatingEngine
+import RatingDomain
 import Redis
 import Runtime
 import Synchronization

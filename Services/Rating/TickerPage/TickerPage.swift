@@ -1,6 +1,6 @@
 import Charts
 import MarketData
-import RatingEngine
+import RatingDomain
 import Redis
 import Runtime
 
