@@ -100,8 +100,11 @@ let package = Package(
         service("PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"], libraries: ["Domain", "ExpoPush"]),
 
         // Dev/test tooling.
-        .executableTarget(name: "DevBroker", dependencies: ["Kafka", "Runtime"], path: "Tools/DevBroker",
+        .executableTarget(name: "DevBroker", dependencies: ["KafkaMock", "Runtime"], path: "Tools/DevBroker",
                           swiftSettings: swiftSettings),
+        // librdkafka's mock cluster, for the dev broker only: no service links it.
+        .target(name: "KafkaMock", dependencies: ["CRdKafka", "Runtime"], path: "Tools/KafkaMock",
+                swiftSettings: swiftSettings),
 
         .executableTarget(name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
                           swiftSettings: swiftSettings),

@@ -241,7 +241,5 @@ package struct CommandProcessor: Sendable {
         }
     }
 
-    static func label(_ topic: String) -> String {
-        topic.hasPrefix("mapvest.gateway.replies.") ? "mapvest.gateway.replies" : topic
-    }
+    static func label(_ topic: String) -> String { KafkaTopicLabels.label(topic) }
 }

@@ -38,6 +38,8 @@ public enum ServiceMain {
     ) async {
         let environment = Environment()
         let logger = Logger(label: name.lowercased())
+        // One metrics label for every gateway's reply topic (`Topics.replies(gatewayInstance:)`), not one per replica.
+        KafkaTopicLabels.collapse(prefix: "mapvest.gateway.replies.", into: "mapvest.gateway.replies")
         do {
             let readiness = Readiness()
             let kafka = KafkaConfiguration.fromEnvironment(environment)

@@ -6,7 +6,7 @@
 // once the brokers listen, and is removed at exit; the string is also printed on standard output. The broker
 // count comes from --brokers or env DEV_BROKER_COUNT (default 3). Runs until SIGTERM or SIGINT.
 import Foundation
-import Kafka
+import KafkaMock
 import Runtime
 
 let logger = Logger(label: "dev-broker")
@@ -75,7 +75,7 @@ logger.info(
     "dev broker ready",
     [
         "kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
-        "librdkafka": .string(LibRdKafka.version), "short_first_join": .bool(shortFirstJoin),
+        "librdkafka": .string(MockKafkaCluster.libraryVersion), "short_first_join": .bool(shortFirstJoin),
         "path": .string(bootstrapFile ?? ""),
     ])
 

@@ -22,11 +22,8 @@ enum KafkaMetrics {
             labels: ["group": label(group)])
     }
 
-    /// Topic label with per-instance names collapsed (`mapvest.gateway.replies.<id>.v1` → `mapvest.gateway.replies`).
-    static func label(_ name: String) -> String {
-        let replies = "mapvest.gateway.replies."
-        return name.hasPrefix(replies) ? "mapvest.gateway.replies" : name
-    }
+    /// Topic or group label, per-instance names collapsed into their registered family (`KafkaTopicLabels`).
+    static func label(_ name: String) -> String { KafkaTopicLabels.label(name) }
 }
 
 /// Per-topic counters cached by topic name, so the hot path skips label rendering.
