@@ -92,7 +92,8 @@ let package = Package(
 
         // Services: one executable each.
         service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance", "Kafka"], libraries: ["MCPServer"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka"], libraries: ["OCR"]),
+        serviceLibrary("IdentifyDomain", in: "Identify", folder: "Domain", ["Finance", "Contracts", "Runtime"]),
+        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyDomain"], libraries: ["OCR", "Domain"]),
         service("Nearby", ["ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["Domain"]),
         service("Rating", ["ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
         service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime", "Crypto", "HTTPClient"], libraries: ["Scheduling"]),
@@ -136,10 +137,11 @@ let package = Package(
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
+        tests("IdentifyTests", ["IdentifyDomain", "Finance", "Contracts"]),
         tests("NearbyTests", ["NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
         tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
         tests("PushTests", ["PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime", "TestSupport"]),
-        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport"]),
+        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
         tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
         tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto", "Finance", "Contracts", "Runtime", "TestSupport"]),

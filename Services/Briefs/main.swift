@@ -6,8 +6,8 @@ import Jev
 import MarketData
 import Messaging
 import OpenRouter
-import Postgres
 import Places
+import Postgres
 import Redis
 import Resolver
 import Runtime

@@ -1,5 +1,6 @@
 import Contracts
 import FoundationEssentials
+import IdentifyDomain
 import Kafka
 import Messaging
 import Runtime
@@ -59,7 +60,7 @@ struct IdentifyCommands: Sendable {
         // Leave room to produce the reply before the gateway gives up.
         let outcome = await identifier.identify(command, photo: photo, deadline: deadline - .milliseconds(500))
         let response = outcome.response
-        let computed = IdentifyEffects.compute(
+        let computed = IdentifyEffectsPlan.compute(
             command, response: response, path: outcome.path,
             latencyMs: Int((ContinuousClock.now - started).inMilliseconds), awardKey: delivery)
         let (photos, effects) = (self.photos, self.effects)

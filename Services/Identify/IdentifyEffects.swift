@@ -18,25 +18,6 @@ struct IdentifyEffects: Sendable {
     /// How long one attempt of a handed-off effects command may take before the runner retries it.
     var handedOffAttempt: Duration = .seconds(10)
 
-    /// What `response` leaves behind: for a signed-in caller with an investable, the top find and `identify_done`.
-    static func compute(
-        _ command: IdentifyPhotoCommand, response: IdentifyResponse, path: PhotoIdentifier.Path, latencyMs: Int,
-        awardKey: String
-    ) -> IdentifyEffectsCommand {
-        let top = command.userId == nil ? nil : response.investables.first
-        return IdentifyEffectsCommand(
-            userId: command.userId,
-            find: top.map { findInput($0, location: response.identification.location) },
-            push: top.flatMap { top in command.userId.map { pushRequest(userId: $0, top: top, now: Date()) } },
-            eventKey: command.userId ?? command.deviceId ?? "anonymous",
-            completed: IdentifyCompletedEvent(
-                path: path.rawValue, modelUsed: response.identification.modelUsed, latencyMs: latencyMs,
-                detections: response.identification.detected.count, investables: response.investables.count,
-                publicInvestables: response.investables.filter(\.brand.isPublic).count,
-                signedIn: command.userId != nil),
-            awardKey: awardKey)
-    }
-
     /// After an identify's reply: applies the effects, or hands them off when that fails within `inlineAttempt`.
     /// Throws only when the hand-off fails too (the broker is down): the runner then retries, holding the offset.
     func applyOrHandOff(_ effects: IdentifyEffectsCommand, key: String) async throws {
@@ -77,30 +58,5 @@ struct IdentifyEffects: Sendable {
                 type: IdentifyCompletedEvent.type, schemaVersion: IdentifyCompletedEvent.schemaVersion,
                 key: effects.eventKey, data: effects.completed, deadline: deadline)
         }
-    }
-
-    /// The journal row for the top investable.
-    static func findInput(_ top: Investable, location: LatLng?) -> RecordFindInput {
-        RecordFindInput(
-            brand: top.brand.name, ticker: top.brand.isPublic ? top.brand.ticker?.symbol : nil,
-            isPublic: top.brand.isPublic, comparable: top.brand.isPublic ? nil : top.comparables.first?.ticker,
-            confidence: top.confidence, lat: location?.lat, lng: location?.lng, foundPrice: top.quote?.price)
-    }
-
-    /// `identify_done` (§i.9): "Found it", deduplicated per brand or ticker per UTC hour.
-    static func pushRequest(userId: String, top: Investable, now: Date) -> PushRequest {
-        let symbol = top.brand.isPublic ? top.brand.ticker?.symbol : nil
-        let body =
-            symbol.map { "$\($0) — \(top.brand.name)" }
-            ?? "No public match for \(top.brand.name.isEmpty ? "your photo" : top.brand.name) — see its cousins."
-        var data: [String: JSONValue] = ["kind": .string("identify_done"), "brand": .string(top.brand.name)]
-        if let symbol { data["ticker"] = .string(symbol) }
-        let target = symbol.map { PushTarget(type: "company", fields: ["ticker": .string($0)]) } ?? PushTarget(type: "camera")
-        let hour = String(Timestamp.iso8601(now).prefix(13)).filter(\.isNumber)
-        let dedupeKey = "\(hour)-\((symbol ?? top.brand.name).lowercased())"
-        return PushRequest(
-            id: UUID().uuidString.lowercased(), userIds: [userId], eventKey: .identifyDone, eventKind: "identify_done",
-            title: "Found it", body: body, data: data, target: target,
-            dedupe: [PushDedupe(slot: "identify_done", key: dedupeKey)])
     }
 }

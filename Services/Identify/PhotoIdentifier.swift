@@ -1,7 +1,6 @@
 import Contracts
-import Finance
-import Foundation
 import FoundationEssentials
+import IdentifyDomain
 import Messaging
 import OCR
 import Resolver
@@ -11,10 +10,7 @@ import Runtime
 /// else (or when every model fails) Tesseract OCR matched against the curated seed, then the hint as words the user
 /// read for us; then investables with sources, rarity and Jev's verdict.
 struct PhotoIdentifier: Sendable {
-    /// Which path produced the identification (`identify.completed` events carry it).
-    enum Path: String, Sendable {
-        case vision, ocr, hint, none
-    }
+    typealias Path = IdentifyPath
 
     struct Outcome: Sendable {
         let response: IdentifyResponse
@@ -27,7 +23,7 @@ struct PhotoIdentifier: Sendable {
     let verdicts: VerdictAttacher
     /// For signed-in callers: the default watchlist, read within 500 ms.
     let watchlist: WatchlistLookup?
-    let matcher = BrandMatcher.shared
+    let fallback = ReadingFallback()
     let logger: Logger
 
     /// `photo` is the claim-checked image (the caller answers 503 when it is gone: never a "no match" without it).
@@ -68,41 +64,7 @@ struct PhotoIdentifier: Sendable {
                 logger.info("ocr read nothing", ["error": "\(error)"])
             }
         }
-        let visible = Array(lines.prefix(40))
-        if let (match, text) = seedMatch(lines + (lines.count > 1 ? [lines.joined(separator: " ")] : [])) {
-            return (reading(match, text: text, visible: visible, modelUsed: "ocr:tesseract"), .ocr)
-        }
-        if let hint = command.hint, let match = matcher.match(hint) {
-            return (reading(match, text: hint, visible: visible, modelUsed: "hint:seed"), .hint)
-        }
-        return (PhotoReading(visibleText: visible, detected: [], modelUsed: ocrRan ? "ocr:tesseract" : "none"), .none)
-    }
-
-    /// Direct matches across all candidates first, then the longest substring match.
-    private func seedMatch(_ candidates: [String]) -> (BrandMatcher.Match, String)? {
-        for text in candidates { if let m = matcher.direct(text) { return (m, text) } }
-        for text in candidates { if let m = matcher.longestSubstring(text) { return (m, text) } }
-        return nil
-    }
-
-    private func reading(_ match: BrandMatcher.Match, text: String, visible: [String], modelUsed: String) -> PhotoReading {
-        PhotoReading(
-            visibleText: visible,
-            detected: [
-                Detection(
-                    brand: Self.displayName(of: match, in: text), sector: match.entry.sector,
-                    confidence: match.method == .direct ? .high : .medium)
-            ],
-            modelUsed: modelUsed)
-    }
-
-    /// The brand as it was read: the matched words of `text` in their original case.
-    static func displayName(of match: BrandMatcher.Match, in text: String) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if match.method == .substring, let range = trimmed.range(of: match.key, options: .caseInsensitive) {
-            return String(trimmed[range])
-        }
-        return trimmed
+        return fallback.reading(ocrLines: lines, ocrRan: ocrRan, hint: command.hint)
     }
 
     /// `POST /v1/resolve-comparable` (§c): the brand from `resolveTicker`; comparables only for a private brand;

@@ -1,14 +1,8 @@
 import Contracts
 import Foundation
+import IdentifyDomain
 import OpenRouter
 import Runtime
-
-/// What a photo shows, from whichever path answered.
-struct PhotoReading: Sendable {
-    var visibleText: [String]
-    var detected: [Detection]
-    var modelUsed: String
-}
 
 /// The vision step (CONTRACT.md §k.2): OpenRouter chat completions with the photo, asking for visible text and up to
 /// 20 brand detections; the model chain falls through on any failure. Every model string is scrubbed.

@@ -42,7 +42,7 @@ public struct PushTarget: Codable, Sendable, Equatable {
 public struct PushDedupe: Codable, Sendable, Equatable {
     public var slot: String
     public var key: String
-    public var ttlMs: Int?
+    var ttlMs: Int?
 
     public init(slot: String, key: String, ttlMs: Int? = nil) {
         self.slot = slot

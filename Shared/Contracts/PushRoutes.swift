@@ -6,7 +6,7 @@
 public enum PushWire {
     /// Longest Expo token accepted. The contract's regex sets no bound; real tokens are ~45 characters, and a bound
     /// keeps a hostile value out of the btree indexes.
-    public static let maxExpoTokenLength = 512
+    static let maxExpoTokenLength = 512
 
     /// An Expo token (`ExponentPushToken[…]` or `ExpoPushToken[…]`, trimmed), or nil.
     public static func expoToken(_ value: JSONValue?) -> String? {

@@ -1,5 +1,5 @@
 /// A seed hit (`BrandMatcher.Match`).
-public typealias BrandMatch = BrandMatcher.Match
+typealias BrandMatch = BrandMatcher.Match
 
 /// Offline brand → listing matching over the curated seed: the first steps of the `resolveTicker` cascade
 /// (§a.3/§b.4): seed direct → seed substring (keys ≥ 4 characters, longest wins) → parent-company name.
@@ -42,7 +42,7 @@ public struct BrandMatcher: Sendable {
     public static let shared = BrandMatcher(seed: .shared)
 
     /// Substring matching considers only seed keys at least this long (contract: ≥ 4 characters).
-    public static let minimumSubstringKeyLength = 4
+    static let minimumSubstringKeyLength = 4
 
     /// Seed keys that are common words, place or person names: direct matches only, never substring hits.
     public static let directOnlyKeys: Set<String> = [

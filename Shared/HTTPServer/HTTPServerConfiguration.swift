@@ -7,7 +7,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// libmicrohttpd polling threads (`MHD_OPTION_THREAD_POOL_SIZE`). Default 2.
     public var threads: Int
     /// Maximum concurrent connections; more are refused at accept. Default 4096.
-    public var connectionLimit: Int
+    var connectionLimit: Int
     /// Idle time after which a connection is closed (whole seconds, at least 1). Suspended connections never
     /// time out. Default 30 s.
     public var connectionTimeout: Duration
@@ -17,9 +17,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// After a chunked upload passes its limit, up to this many more bytes are read and dropped so the client
     /// can read the `tooLarge` answer; past it the connection is closed without an answer. Default 16 MiB.
-    public var oversizeDiscardLimit: Int
+    var oversizeDiscardLimit: Int
     /// Per-connection memory for headers and read buffers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). Default 64 KiB.
-    public var connectionMemoryLimit: Int
+    var connectionMemoryLimit: Int
 
     public init(
         host: String = "0.0.0.0", port: Int = 0, threads: Int = 2, connectionLimit: Int = 4096,

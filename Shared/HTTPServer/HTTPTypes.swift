@@ -62,7 +62,7 @@ public struct HTTPRequestHead: Sendable {
     /// The socket peer's IP address (never `X-Forwarded-For`).
     public var remoteAddress: String
     /// The declared `Content-Length`, if any (nil for chunked uploads).
-    public var contentLength: Int?
+    var contentLength: Int?
     /// `HTTP/1.1` or `HTTP/1.0`.
     public var version: String
 

@@ -25,7 +25,7 @@ public enum Multipart {
     /// At most this many parts are accepted.
     public static let maxParts = 64
     /// At most this many bytes of headers per part.
-    public static let maxPartHeaderBytes = 8 << 10
+    static let maxPartHeaderBytes = 8 << 10
 
     /// The boundary of a `multipart/form-data` content type, or nil when the type is another one or the
     /// boundary is missing or invalid (1–70 characters).

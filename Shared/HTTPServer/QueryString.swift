@@ -1,5 +1,5 @@
 /// Query-string and percent-decoding helpers (`application/x-www-form-urlencoded` rules).
-public enum QueryString {
+enum QueryString {
     /// First value per key; keys and values are percent-decoded and `+` becomes a space.
     /// A key without `=` maps to the empty string.
     public static func parse(_ raw: Substring) -> [String: String] {
@@ -29,7 +29,7 @@ public enum QueryString {
     }
 
     /// The bytes `s` percent-decodes to (malformed escapes kept as they are), before any UTF-8 check.
-    public static func decodedBytes<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool) -> [UInt8] {
+    static func decodedBytes<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool) -> [UInt8] {
         let utf8 = Array(s)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)

@@ -13,8 +13,8 @@ import Runtime
 /// in Redis (shared by replicas) behind a small in-process memo; concurrent pages asking the same headlines share
 /// one call, and a short cross-replica lock lets another replica's call finish first.
 public struct HeadlineMateriality: Sendable {
-    public static let memoTTL: Duration = .seconds(15 * 60)
-    public static let chunkSize = 50
+    static let memoTTL: Duration = .seconds(15 * 60)
+    static let chunkSize = 50
     public static let labels = MaterialityLevel.allCases.map(\.rawValue)
 
     /// One headline to score. `id` is the URL for `/v1/news`, `<TICKER>::<url>` for watchlist headlines.

@@ -12,7 +12,7 @@ public enum KafkaAdmin {
         public var name: String
         public var partitions: Int32
         /// -1: the broker's default.
-        public var replicationFactor: Int32
+        var replicationFactor: Int32
         /// Topic-level settings, e.g. `retention.ms`.
         public var configs: [String: String]
 

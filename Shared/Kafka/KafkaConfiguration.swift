@@ -25,7 +25,7 @@ public struct KafkaConfiguration: Sendable {
     /// Use the development profile (`MAPVEST_ENV=dev`).
     public var isDevelopment: Bool
     /// This replica's stable identity for static group membership (`KAFKA_GROUP_INSTANCE_ID`); nil: dynamic.
-    public var groupInstanceId: String?
+    var groupInstanceId: String?
 
     public init(
         brokers: String, properties: [String: String] = [:], isDevelopment: Bool = false, groupInstanceId: String? = nil

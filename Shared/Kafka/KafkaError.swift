@@ -11,16 +11,16 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, CustomDebugS
         public let rawValue: Int32
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
-        public static let queueFull = Code(rawValue: RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue)
-        public static let messageTimedOut = Code(rawValue: RD_KAFKA_RESP_ERR__MSG_TIMED_OUT.rawValue)
+        static let queueFull = Code(rawValue: RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue)
+        static let messageTimedOut = Code(rawValue: RD_KAFKA_RESP_ERR__MSG_TIMED_OUT.rawValue)
         public static let timedOut = Code(rawValue: RD_KAFKA_RESP_ERR__TIMED_OUT.rawValue)
         public static let transport = Code(rawValue: RD_KAFKA_RESP_ERR__TRANSPORT.rawValue)
         public static let allBrokersDown = Code(rawValue: RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue)
-        public static let unknownTopic = Code(rawValue: RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC.rawValue)
-        public static let unknownTopicOrPartition = Code(rawValue: RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART.rawValue)
-        public static let topicAlreadyExists = Code(rawValue: RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS.rawValue)
+        static let unknownTopic = Code(rawValue: RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC.rawValue)
+        static let unknownTopicOrPartition = Code(rawValue: RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART.rawValue)
+        static let topicAlreadyExists = Code(rawValue: RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS.rawValue)
         public static let invalidArgument = Code(rawValue: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue)
-        public static let fatal = Code(rawValue: RD_KAFKA_RESP_ERR__FATAL.rawValue)
+        static let fatal = Code(rawValue: RD_KAFKA_RESP_ERR__FATAL.rawValue)
         public static let destroyed = Code(rawValue: RD_KAFKA_RESP_ERR__DESTROY.rawValue)
         public static let state = Code(rawValue: RD_KAFKA_RESP_ERR__STATE.rawValue)
 
@@ -33,7 +33,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, CustomDebugS
     /// Whether trying again later may succeed (broker down, queue full, timeouts, leader changes).
     public let isRetriable: Bool
     /// A fatal error leaves the client unusable (e.g. the idempotent producer lost its guarantees).
-    public let isFatal: Bool
+    let isFatal: Bool
     /// Operation-specific detail for `debugDescription` only.
     private let detail: String?
 

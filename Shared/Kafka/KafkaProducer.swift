@@ -19,9 +19,9 @@ public final class KafkaProducer: Service {
 
     public let name = "kafka-producer"
     /// How often reachability is checked (a probe is sent only when no delivery arrived since the last check).
-    public static let livenessTick: Duration = .milliseconds(200)
+    static let livenessTick: Duration = .milliseconds(200)
     /// How long a probe waits for a broker's answer before the brokers count as unreachable.
-    public static let probeTimeout: Duration = .milliseconds(400)
+    static let probeTimeout: Duration = .milliseconds(400)
     private let handle: RDKafkaHandle
     private let state: ProducerState
     private let logger: Logger
@@ -144,7 +144,7 @@ public final class KafkaProducer: Service {
     }
 
     /// Messages enqueued or in flight (not yet reported).
-    public var outstandingMessages: Int { Int(rd_kafka_outq_len(handle.raw)) }
+    var outstandingMessages: Int { Int(rd_kafka_outq_len(handle.raw)) }
 
     public func run() async throws {
         await state.closedSignal.wait()

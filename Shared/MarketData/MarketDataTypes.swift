@@ -106,11 +106,11 @@ public struct MarketDataConfiguration: Sendable {
     /// Quote cache per symbol, empty answers included. Default 30 s.
     public var quoteTTL: Duration = .seconds(30)
     /// History cache per symbol, period and interval, empty answers included. Default 30 min.
-    public var historyTTL: Duration = .seconds(30 * 60)
+    var historyTTL: Duration = .seconds(30 * 60)
     /// News cache per ticker, successful answers only. Default 10 min.
-    public var newsTTL: Duration = .seconds(10 * 60)
+    var newsTTL: Duration = .seconds(10 * 60)
     /// Ratios cache per ticker, found rows only. Default 1 h.
-    public var ratiosTTL: Duration = .seconds(60 * 60)
+    var ratiosTTL: Duration = .seconds(60 * 60)
 
     public init(
         primary: MarketDataProvider = .massive, fallback: MarketDataProvider? = nil,

@@ -1,9 +1,9 @@
 /// Model ids and the cascade order of each feature (CONTRACT.md §k.2, §j).
 public enum OpenRouterModels {
     public static let gpt56Terra = "openai/gpt-5.6-terra"
-    public static let gpt56Luna = "openai/gpt-5.6-luna"
+    static let gpt56Luna = "openai/gpt-5.6-luna"
     public static let claudeOpus48 = "anthropic/claude-opus-4.8"
-    public static let grok46 = "x-ai/grok-4.6"
+    static let grok46 = "x-ai/grok-4.6"
 
     /// Identify vision: terra → opus → grok (no temperature; 25 s each in the original).
     public static let vision = [gpt56Terra, claudeOpus48, grok46]

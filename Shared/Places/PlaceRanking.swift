@@ -7,7 +7,7 @@ import Runtime
 /// upstream order among equals, and keep the first `limit`.
 public enum PlaceRanking {
     /// Types that disqualify a place.
-    public static let excludedTypes: Set<String> = [
+    static let excludedTypes: Set<String> = [
         // administrative and geographic
         "locality", "political", "sublocality", "sublocality_level_1", "neighborhood", "administrative_area_level_1",
         "administrative_area_level_2", "administrative_area_level_3", "country", "postal_code", "route",

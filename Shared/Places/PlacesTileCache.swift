@@ -23,7 +23,7 @@ public struct TileKey: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "v1:\(geohash):\(radiusBucket)" }
 
     /// Largest radius asked upstream (Google's limit).
-    public static let maximumRadius = 50_000
+    static let maximumRadius = 50_000
 
     public static func radiusBucket(radius: Double, zoom: Double? = nil) -> Int {
         let r = radius.isFinite ? max(0, radius) : 500

@@ -6,7 +6,7 @@ import Runtime
 
 /// Why one places source gave no answer. The text names the failure, never an exception or a URL (keys live in
 /// Google's query string).
-public enum PlacesFailure: Error, Sendable, Equatable, CustomStringConvertible {
+enum PlacesFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case timeout
     case network
     case http(Int)

@@ -22,7 +22,7 @@ public struct PostgresError: TransientFailure, CustomStringConvertible, CustomDe
         /// A caller error found before sending: a NUL byte in a value, a bad schema name or migration list, a bad URL.
         public static let invalidArgument = Code("invalid argument")
         /// The server answered with something this client does not handle (for example COPY).
-        public static let unexpectedResult = Code("unexpected result")
+        static let unexpectedResult = Code("unexpected result")
         /// COMMIT ended in ROLLBACK because an earlier statement in the transaction failed and was swallowed.
         public static let transactionRolledBack = Code("transaction rolled back")
     }

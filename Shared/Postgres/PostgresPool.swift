@@ -33,7 +33,7 @@ public final class PostgresPool: Sendable {
     /// How long connection failures are retried when the task has no `TaskDeadline`.
     public let retryWindow: Duration
     /// The longest connection failures are retried, whatever the task's deadline.
-    public static let maxRetry: Duration = .seconds(5)
+    static let maxRetry: Duration = .seconds(5)
 
     private static let inUse = MetricsRegistry.shared.gauge(
         "postgres_pool_in_use", help: "Postgres connections currently handed out by pools.")

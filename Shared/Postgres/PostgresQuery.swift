@@ -108,10 +108,10 @@ public struct PostgresBind: Sendable, Hashable {
         public static let bool: UInt32 = 16
         public static let bytea: UInt32 = 17
         public static let int8: UInt32 = 20
-        public static let int4: UInt32 = 23
+        static let int4: UInt32 = 23
         public static let text: UInt32 = 25
-        public static let float8: UInt32 = 701
-        public static let textArray: UInt32 = 1009
+        static let float8: UInt32 = 701
+        static let textArray: UInt32 = 1009
         public static let timestamptz: UInt32 = 1184
         public static let jsonb: UInt32 = 3802
     }

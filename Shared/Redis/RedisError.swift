@@ -19,7 +19,7 @@ public struct RedisError: TransientFailure, CustomStringConvertible, CustomDebug
         /// Redis answered with an error reply; see `errorPrefix`.
         public static let errorReply = Code("error reply")
         /// A reply of a type the helper did not expect.
-        public static let unexpectedReply = Code("unexpected reply")
+        static let unexpectedReply = Code("unexpected reply")
         /// No connection became free within the acquire timeout.
         public static let poolTimeout = Code("pool acquire timeout")
         public static let poolClosed = Code("pool closed")

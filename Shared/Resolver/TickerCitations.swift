@@ -2,14 +2,14 @@ import Finance
 
 /// Tickers that evidence text cites explicitly: `$XYZ`, `NYSE: XYZ`, `(NASDAQ: XYZ)`, `ticker XYZ`,
 /// `symbol XYZ`, `traded as XYZ`. Only what passes `TickerValidation` is returned, in order of appearance.
-public enum TickerCitations {
+enum TickerCitations {
     nonisolated(unsafe) private static let patterns: [Regex<(Substring, Substring)>] = [
         #/\$([A-Z]{1,5})\b/#,
         #/\b(?:NYSE|NASDAQ|Nasdaq|NYSE American|AMEX|OTC)\s*:\s*([A-Z]{1,5})\b/#,
         #/\b(?:ticker|symbol|traded as)(?:\s+symbol)?\s*:?\s+\(?\$?([A-Z]{1,5})\b/#,
     ]
 
-    public static func extract(_ text: String) -> [String] {
+    static func extract(_ text: String) -> [String] {
         var found: [(offset: Int, symbol: String)] = []
         for pattern in patterns {
             for match in text.matches(of: pattern) {

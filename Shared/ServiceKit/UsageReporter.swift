@@ -8,7 +8,7 @@ import Synchronization
 /// `name{labels}`, kept 49 h), so the gateway's admin routes can sum a window across the fleet. Deltas are flushed
 /// every `interval` and once more on shutdown; a failed flush keeps its delta for the next one.
 public final class UsageReporter: Service {
-    public static let keyPrefix = "mapvest:usage:"
+    static let keyPrefix = "mapvest:usage:"
     /// The counters the admin routes read.
     public static let counters: Set<String> = [
         "gateway_requests_total", "openrouter_requests_total", "openrouter_tokens_total",

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Runtime
+import Synchronization
 import TestSupport
 import Testing
 

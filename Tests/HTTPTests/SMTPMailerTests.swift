@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Synchronization
 import TestSupport
 import Testing
 

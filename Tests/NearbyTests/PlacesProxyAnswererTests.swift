@@ -1,9 +1,12 @@
 import Contracts
 import Foundation
+import HTTPServer
 import NearbyDomain
 import Places
-import TestSupport
+import Postgres
+import Redis
 import Testing
+import TestSupport
 
 /// `GET /v1/proxy/places` inside Nearby's library: the tile nearby uses (real Redis), narrowed by `type` and
 /// `keyword`, in Google's Nearby Search shape, with the server's key never in the answer.

@@ -7,6 +7,7 @@ import PushDomain
 import Runtime
 import Synchronization
 import Testing
+import TestSupport
 
 /// The delivery path (CONTRACT.md §i.7–i.8) with one in-process replica against real Postgres and a fake Expo.
 @Suite struct DispatcherTests {

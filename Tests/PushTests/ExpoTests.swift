@@ -7,6 +7,7 @@ import Redis
 import Runtime
 import Synchronization
 import Testing
+import TestSupport
 
 /// The Expo client (CONTRACT.md §i.8) against a loopback fake, and the shared Redis pace.
 @Suite struct ExpoTests {

@@ -1,11 +1,12 @@
 import Contracts
 import Foundation
+import HTTPServer
 import Kafka
 import Postgres
 import PushDomain
 import Runtime
-import TestSupport
 import Testing
+import TestSupport
 
 /// A PushDispatcher process SIGKILLed in the middle of an Expo handoff (CONTRACT.md §i.7): its session locks go with
 /// its Postgres session, its lease expires, and another replica of the consumer group gets the uncommitted request

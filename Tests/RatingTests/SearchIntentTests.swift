@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Jev
+import MarketData
 import Redis
 import SearchIntent
 import Testing

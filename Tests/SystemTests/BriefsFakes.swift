@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import HTTPClient
 import HTTPServer
 import Kafka
 import Runtime

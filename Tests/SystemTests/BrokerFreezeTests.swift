@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Runtime
 import TestSupport
 import Testing
 

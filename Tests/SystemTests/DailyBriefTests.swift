@@ -4,6 +4,7 @@ import HTTPClient
 import Kafka
 import Redis
 import Runtime
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Contracts
 import Foundation
 import HTTPClient
+import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
 

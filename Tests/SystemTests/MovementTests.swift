@@ -4,6 +4,7 @@ import HTTPClient
 import Kafka
 import Postgres
 import Runtime
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import HTTPServer
 import TestSupport
 import Testing
 

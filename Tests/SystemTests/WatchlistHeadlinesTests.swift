@@ -1,8 +1,10 @@
 import Contracts
 import Foundation
 import HTTPClient
+import HTTPServer
 import Kafka
 import Runtime
+import Synchronization
 import TestSupport
 import Testing
 

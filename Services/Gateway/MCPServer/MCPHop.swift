@@ -4,7 +4,7 @@ import Foundation
 /// names. Read from `x-mcp-hop` / `x-lattice-hop` and `x-mcp-path`; a site calls out only while `hop < maxHop`.
 public struct MCPHop: Sendable, Equatable {
     /// Calls go out only below this depth; pure tools still answer at it.
-    public static let maxHop = 2
+    static let maxHop = 2
     static let pathMax = 8
 
     public var hop: Int

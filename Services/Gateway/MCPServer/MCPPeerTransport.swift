@@ -28,7 +28,7 @@ public enum MCPPeerReply: Sendable {
 /// Peers over libcurl: redirects refused (a 3xx is `redirect-refused`), replies capped at 256 KiB (a larger one is
 /// dropped as `unreachable`), the caller's deadline for the whole exchange.
 public struct HTTPPeerTransport: MCPPeerTransport {
-    public static let replyLimit = 256 * 1024
+    static let replyLimit = 256 * 1024
     let client: HTTPClient
 
     public init(client: HTTPClient = .shared) { self.client = client }

@@ -48,7 +48,7 @@ public enum MCPToolOutput: Sendable {
     /// value as its JSON text.
     case json(MCPValue)
 
-    public static let textMax = 8000
+    static let textMax = 8000
 
     /// The `tools/call` result object.
     var normalised: [String: MCPValue] {

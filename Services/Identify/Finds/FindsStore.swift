@@ -3,6 +3,7 @@ import Crypto
 import Finance
 import Foundation
 import Geo
+import IdentifyDomain
 import Postgres
 import Runtime
 
@@ -92,15 +93,15 @@ struct FindsStore: Sendable {
     ) async throws {
         let now = Date()
         var awards: [FindAward] = []
-        for (index, input) in inputs.enumerated().sorted(by: { identity($0.element) < identity($1.element) }) {
+        for (index, input) in inputs.enumerated().sorted(by: { FindIdentity.key($0.element) < FindIdentity.key($1.element) }) {
             let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
             let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? now
             // A catch time from the future counts for today.
             awards.append(
                 FindAward(key: "\(awardKey):\(index)", day: ProgressRules.day(min(createdAt, now)), tile: geohash))
             // Symbols are stored as the identity key reads them: trimmed, upper case.
-            let ticker = symbol(input.ticker)
-            let comparable = symbol(input.comparable)
+            let ticker = FindIdentity.symbol(input.ticker)
+            let comparable = FindIdentity.symbol(input.comparable)
             let inserted = try await connection.query(
                 """
                 INSERT INTO identify.user_finds
@@ -115,11 +116,6 @@ struct FindsStore: Sendable {
             if let row = inserted.first, let find = find(row) { try await announce(find) }
         }
         try await ProgressStore.apply(on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
-    }
-
-    /// The identity key as the generated column computes it (for ordering inserts).
-    private static func identity(_ input: RecordFindInput) -> String {
-        symbol(input.ticker) ?? symbol(input.comparable) ?? input.brand.trimmingCharacters(in: .whitespaces).uppercased()
     }
 
     /// The journal, newest first, one row per identity.
@@ -201,11 +197,6 @@ struct FindsStore: Sendable {
             }
             return .answered(body)
         }
-    }
-
-    static func symbol(_ raw: String?) -> String? {
-        guard let trimmed = raw?.trimmingCharacters(in: .whitespaces).uppercased(), !trimmed.isEmpty else { return nil }
-        return trimmed
     }
 
     enum FindsError: Error { case vanished }

@@ -9,8 +9,8 @@ public struct ImageHeader: Sendable, Equatable {
     public let height: Int?
 
     /// Largest side and pixel count OCR accepts (bounds decode memory and time).
-    public static let maxSide = 16_384
-    public static let maxPixels = 50_000_000
+    static let maxSide = 16_384
+    static let maxPixels = 50_000_000
 
     /// Parses the header; nil when the bytes are none of the formats or the header is cut short or inconsistent.
     public static func parse(_ bytes: [UInt8]) -> ImageHeader? {

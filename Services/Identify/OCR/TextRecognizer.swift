@@ -8,7 +8,7 @@ public struct RecognizedText: Sendable, Equatable {
     /// Non-empty lines of text, trimmed, in reading order.
     public var lines: [String]
     /// Tesseract's mean word confidence, 0–100.
-    public var meanConfidence: Int
+    var meanConfidence: Int
 }
 
 public struct OCRError: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Contracts
 import Finance
 import Foundation
+import IdentifyDomain
 import Postgres
 import Runtime
 

@@ -7,7 +7,7 @@ import Runtime
 /// The PushDispatcher's settings, from environment variables (defaults in parentheses).
 public struct PushConfiguration: Sendable {
     /// Production floor of a delivery lease: longer than Expo's three-attempt retry window (CONTRACT.md §i.7).
-    public static let minimumLease: Duration = .seconds(90)
+    static let minimumLease: Duration = .seconds(90)
     /// Expo's batch size and the largest claim.
     public static let batchSize = 100
 
@@ -38,7 +38,7 @@ public struct PushConfiguration: Sendable {
     /// non-empty `EXPO_ACCESS_TOKEN` (the production gate). Closed → nothing is sent and every message fails.
     public var dispatchEnabled: Bool
     /// Why the gate is closed, for the startup log line.
-    public var gateReason: String?
+    var gateReason: String?
     /// `EXPO_PACE_PER_SECOND` (600): notifications/s across all replicas; 0 = unpaced (benchmarks).
     public var pacePerSecond: Int
     /// `EXPO_PACE_KEY` (mapvest:push:expo-pace): the Redis bucket every replica of one Expo project shares.
@@ -46,13 +46,13 @@ public struct PushConfiguration: Sendable {
     /// `EXPO_RECEIPT_DELAY_MS` (15 min): how long after a handoff its receipts are fetched.
     public var receiptDelay: Duration
     /// `PUSH_MAINTENANCE_INTERVAL_MS` (30 000): receipt polling and expired-lease sweeping.
-    public var maintenanceInterval: Duration
+    var maintenanceInterval: Duration
     /// `PUSH_ROLES` (`commands,dispatch`): which parts this replica runs — the `/v1/push/*` commands, the delivery of
     /// notification requests, or both (maintenance always runs).
     public var servesCommands: Bool
     public var dispatches: Bool
     /// `ENABLE_PUSH_SCHEDULER=1`: each location heartbeat is handed to Briefs' movement scheduler (`briefs.device.fix.v1`).
-    public var schedulerEnabled: Bool
+    var schedulerEnabled: Bool
 
     public init(_ env: Environment) {
         postgres = PostgresSettings(env, minimumPoolSize: 2)

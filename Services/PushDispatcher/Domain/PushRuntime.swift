@@ -12,7 +12,7 @@ public struct PushRuntime: Sendable {
     public let configuration: PushConfiguration
     public let schema: PushSchema
     public let db: PostgresPool
-    public let handoffPool: PostgresPool
+    let handoffPool: PostgresPool
     public let redis: RedisClient
     public let expo: ExpoPushClient
     public let store: PushStore

@@ -9,7 +9,7 @@ import Runtime
 /// contract) remembers Expo ticket ids until their receipts are polled.
 public struct PushSchema: Sendable {
     /// The bootstrap's transaction advisory lock key (shared with the original, so mixed versions serialize).
-    public static let bootstrapLockKey = "mapvest.push-token-schema-v2"
+    static let bootstrapLockKey = "mapvest.push-token-schema-v2"
 
     public let name: String
     /// Qualified table names, safe to splice into SQL.

@@ -19,7 +19,7 @@ public struct LogTrend: Sendable, Equatable {
     }
 
     /// The trend's growth per 365 days as a fraction (0.12 = +12 %).
-    public var annualGrowth: Double { exp(slopePerDay * 365) - 1 }
+    var annualGrowth: Double { exp(slopePerDay * 365) - 1 }
 }
 
 /// Daily returns of one calendar month (UTC), for a ridge.
@@ -204,7 +204,7 @@ public enum ChartMath {
         return (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
-    public static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `Mar 2026`-style month label.
     public static func monthLabel(year: Int, month: Int) -> String {

@@ -19,7 +19,7 @@ public enum EvidenceSourceID: String, CaseIterable, Sendable, Codable {
     }
 
     /// `evidence[].source` on the wire.
-    public var evidenceName: String {
+    var evidenceName: String {
         switch self {
         case .quote: "quote"
         case .ratios: "ratios"

@@ -37,7 +37,7 @@ public enum RatingDecision {
     }
 
     /// Distinct drivers of the evidence, in canonical order.
-    public static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
+    static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
         let present = Set(evidence.map(\.id.driver))
         return RatingDriverName.allCases.filter(present.contains)
     }

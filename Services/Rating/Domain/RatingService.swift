@@ -63,8 +63,8 @@ public struct RatingEngine: Sendable {
 /// `insufficient_signal` for 5 min; concurrent requests for one ticker share one computation (per process, and
 /// across replicas through a short lock).
 public struct RatingService: Sendable {
-    public static let okTTL: Duration = .seconds(3600)
-    public static let insufficientTTL: Duration = .seconds(300)
+    static let okTTL: Duration = .seconds(3600)
+    static let insufficientTTL: Duration = .seconds(300)
     public static let cacheControl = "public, max-age=300, stale-while-revalidate=900"
 
     let engine: RatingEngine

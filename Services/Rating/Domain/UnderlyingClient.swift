@@ -120,7 +120,7 @@ public struct PeerForecast: Decodable, Sendable, Equatable {
     public var available: Bool?
     public var bucket: String?
     public var probabilities: [String: Double]?
-    public var expectedExcessReturn: Double?
+    var expectedExcessReturn: Double?
     public var confidence: Double?
 
     enum CodingKeys: String, CodingKey {

@@ -4,18 +4,18 @@ import Finance
 /// The deterministic part of search intent (CONTRACT.md §e), pure: text shapes and the eight rules in order.
 public enum IntentRules {
     /// Words that open a question (with at least three words in the query).
-    public static let questionStarts: [[String]] = [
+    static let questionStarts: [[String]] = [
         ["what"], ["what's"], ["whats"], ["why"], ["how"], ["when"], ["where"], ["which"], ["who"], ["should"], ["is"],
         ["are"], ["can"], ["could"], ["does"], ["do"], ["will"], ["would"], ["explain"], ["compare"], ["tell", "me"],
         ["give", "me"],
     ]
     /// Phrases that ask for places around the user.
-    public static let locatorPhrases: [[String]] = [
+    static let locatorPhrases: [[String]] = [
         ["near", "me"], ["nearby"], ["around", "here"], ["around", "me"], ["close", "to", "me"], ["closest"],
         ["nearest"], ["open", "now"], ["walking", "distance"],
     ]
     /// Words that name a kind of venue or a street-level place.
-    public static let venueWords: [[String]] = [
+    static let venueWords: [[String]] = [
         ["restaurant"], ["restaurants"], ["cafe"], ["cafes"], ["café"], ["cafés"], ["diner"], ["diners"], ["store"],
         ["stores"], ["shop"], ["shops"], ["mall"], ["malls"], ["grocery"], ["groceries"], ["supermarket"],
         ["supermarkets"], ["pharmacy"], ["pharmacies"], ["gas", "station"], ["gas", "stations"], ["hotel"], ["hotels"],
@@ -24,7 +24,7 @@ public enum IntentRules {
         ["station"], ["neighborhood"], ["district"],
     ]
     /// Prepositions that, with a device location and ≥ 2 words, make a place query.
-    public static let geoPrepositions: Set<String> = ["in", "near", "around", "on", "at", "by"]
+    static let geoPrepositions: Set<String> = ["in", "near", "around", "on", "at", "by"]
 
     /// The query as the rules see it.
     public struct Query: Sendable, Equatable {
@@ -32,8 +32,8 @@ public enum IntentRules {
         public let text: String
         /// `text` without one leading `$`.
         public let bare: String
-        public let isCashtag: Bool
-        public let hasGeo: Bool
+        let isCashtag: Bool
+        let hasGeo: Bool
         /// Lower-cased words (letters, digits, apostrophes; curly apostrophes folded).
         public let words: [String]
 
@@ -95,10 +95,10 @@ public enum IntentRules {
         return questionStarts.contains { Array(query.words.prefix($0.count)) == $0 }
     }
 
-    public static func hasLocator(_ query: Query) -> Bool { locatorPhrases.contains(where: query.contains) }
+    static func hasLocator(_ query: Query) -> Bool { locatorPhrases.contains(where: query.contains) }
 
     /// Venue words, or a device location with ≥ 2 words and a place preposition.
-    public static func looksLikePlace(_ query: Query) -> Bool {
+    static func looksLikePlace(_ query: Query) -> Bool {
         if venueWords.contains(where: query.contains) { return true }
         return query.hasGeo && query.words.count >= 2 && query.words.contains(where: geoPrepositions.contains)
     }

@@ -9,7 +9,7 @@ import Runtime
 /// `lower(q)|geo flag`, shared by replicas; fallbacks are not cached.
 public struct SearchIntentResolver: Sendable {
     public static let cacheTTL: Duration = .seconds(300)
-    public static let probeBudget: Duration = .milliseconds(1500)
+    static let probeBudget: Duration = .milliseconds(1500)
     public static let jevBudget: Duration = .seconds(3)
 
     /// Whether the symbol has a live quote (the market-data boundary; any quote is a hit).

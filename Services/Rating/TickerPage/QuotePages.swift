@@ -4,8 +4,8 @@ import Messaging
 
 /// `GET /v1/quote` (CONTRACT.md §n.3) and `GET /v1/quote-history`, through the market-data boundary.
 public struct QuotePages: Sendable {
-    public static let quoteCacheControl = "public, max-age=15, stale-while-revalidate=60"
-    public static let historyCacheControl = "public, max-age=60"
+    static let quoteCacheControl = "public, max-age=15, stale-while-revalidate=60"
+    static let historyCacheControl = "public, max-age=60"
 
     let market: MarketDataClient
     let histories: PriceHistoryStore

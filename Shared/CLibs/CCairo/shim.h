@@ -2,6 +2,6 @@
 #define MAPVEST_CCAIRO_SHIM_H
 #include <cairo.h>
 
-/* cairo's C API has no variadic functions, so no wrappers are needed; only Shared/Charts imports this module. */
+/* cairo's C API has no variadic functions, so no wrappers are needed; only Charts (Services/Rating/Charts) imports this module. */
 
 #endif
