@@ -996,6 +996,13 @@ paths:
       - mcp
       summary: Not a stream here
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -1007,6 +1014,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1014,6 +1028,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1025,6 +1046,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1036,6 +1064,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1102,6 +1137,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1113,6 +1155,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1120,6 +1169,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1131,6 +1187,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1142,6 +1205,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1160,11 +1230,25 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1176,6 +1260,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1183,6 +1274,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1194,6 +1292,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1205,6 +1310,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1223,11 +1335,25 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1239,6 +1365,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1246,6 +1379,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1257,6 +1397,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1268,6 +1415,13 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1767,6 +1921,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListsResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -1911,6 +2072,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -1944,6 +2112,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListSummary'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2021,6 +2196,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchEntriesResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2055,6 +2237,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/DailyBrief'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2094,6 +2283,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchHeadlinesResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2308,6 +2504,13 @@ paths:
       - mcp
       summary: Not a stream here
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -2319,6 +2522,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2326,6 +2536,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2337,6 +2554,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2348,6 +2572,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2408,6 +2639,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2419,6 +2657,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2426,6 +2671,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2437,6 +2689,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2448,6 +2707,13 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2515,6 +2781,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/PriceAlertsResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: '`unauthorized`'
           content:
@@ -2549,6 +2822,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/PriceAlertCheckResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: '`unauthorized`'
           content:
@@ -2584,6 +2864,13 @@ paths:
       responses:
         '204':
           description: Deleted
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: '`unauthorized`'
           content:
@@ -2785,6 +3072,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ProgressResponse'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: No or invalid session
           content:
@@ -2820,6 +3114,13 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/UniverseSummary'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: No or invalid session
           content:
@@ -2930,6 +3231,13 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AdminUser'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3022,6 +3330,13 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AdminLogEntry'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3165,7 +3480,22 @@ paths:
           content:
             text/event-stream:
               schema:
-                type: string
+                description: One server-sent event; `data` is JSON text (`{"ts"}`, an `AgentChatResponse`, `{"error"}`
+                  or `{}`).
+                type: object
+                required:
+                - event
+                - data
+                properties:
+                  event:
+                    type: string
+                    enum:
+                    - heartbeat
+                    - message
+                    - error
+                    - done
+                  data:
+                    type: string
         '400':
           description: Invalid body
           content:
@@ -3200,6 +3530,13 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AgentThreadSummary'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: No or invalid session
           content:
@@ -3477,6 +3814,13 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/SavedLocalBrief'
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '401':
           description: '`unauthorized`'
           content:
@@ -3512,6 +3856,13 @@ paths:
       responses:
         '204':
           description: Deleted
+        '400':
+          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
+            parameter or a header, or more than 256 query fields'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ErrorResponse'
         '404':
           description: '`saved brief not found`'
           content:
