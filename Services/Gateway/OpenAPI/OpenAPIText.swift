@@ -997,12 +997,7 @@ paths:
       summary: Not a stream here
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -1015,12 +1010,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1029,12 +1019,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1047,12 +1032,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1065,12 +1045,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1138,12 +1113,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1156,12 +1126,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1170,12 +1135,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1188,12 +1148,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1206,12 +1161,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1231,24 +1181,14 @@ paths:
               schema:
                 $ref: '#/components/schemas/McpManifest'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1261,12 +1201,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1275,12 +1210,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1293,12 +1223,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1311,12 +1236,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1336,24 +1256,14 @@ paths:
               schema:
                 $ref: '#/components/schemas/McpManifest'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1366,12 +1276,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1380,12 +1285,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1398,12 +1298,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1416,12 +1311,7 @@ paths:
       summary: 'Not served here: the manifest is read with GET'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1922,12 +1812,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/WatchListsResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2073,12 +1958,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/WatchListResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2113,12 +1993,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/WatchListSummary'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2197,12 +2072,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/WatchEntriesResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2238,12 +2108,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/DailyBrief'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2284,12 +2149,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/WatchHeadlinesResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2505,12 +2365,7 @@ paths:
       summary: Not a stream here
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -2523,12 +2378,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2537,12 +2387,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2555,12 +2400,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2573,12 +2413,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2640,12 +2475,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2658,12 +2488,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2672,12 +2497,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2690,12 +2510,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2708,12 +2523,7 @@ paths:
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2782,12 +2592,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/PriceAlertsResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -2823,12 +2628,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/PriceAlertCheckResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -2865,12 +2665,7 @@ paths:
         '204':
           description: Deleted
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -3073,12 +2868,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/ProgressResponse'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -3115,12 +2905,7 @@ paths:
               schema:
                 $ref: '#/components/schemas/UniverseSummary'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -3232,12 +3017,7 @@ paths:
                     items:
                       $ref: '#/components/schemas/AdminUser'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3331,12 +3111,7 @@ paths:
                     items:
                       $ref: '#/components/schemas/AdminLogEntry'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3531,12 +3306,7 @@ paths:
                     items:
                       $ref: '#/components/schemas/AgentThreadSummary'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -3815,12 +3585,7 @@ paths:
                     items:
                       $ref: '#/components/schemas/SavedLocalBrief'
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -3857,12 +3622,7 @@ paths:
         '204':
           description: Deleted
         '400':
-          description: 'The edge''s refusal of the request head: a NUL character or invalid UTF-8 in the path, a query
-            parameter or a header, or more than 256 query fields'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/ErrorResponse'
+          $ref: '#/components/responses/BadRequest'
         '404':
           description: '`saved brief not found`'
           content:
