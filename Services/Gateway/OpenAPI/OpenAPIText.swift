@@ -1862,6 +1862,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/lists/{id}:
     parameters:
     - name: id
@@ -1907,6 +1911,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
     delete:
       operationId: deleteWatchList
       tags:
@@ -1935,6 +1943,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/lists/{id}/default:
     parameters:
     - name: id
@@ -1971,6 +1983,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/list-summary:
     get:
       operationId: watchListSummary
@@ -2006,6 +2022,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/move:
     post:
       operationId: moveWatchEntry
@@ -2050,6 +2070,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist:
     get:
       operationId: listWatchEntries
@@ -2085,6 +2109,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/brief:
     get:
       operationId: watchlistBrief
@@ -2121,6 +2149,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/headlines:
     get:
       operationId: watchlistHeadlines
@@ -2162,6 +2194,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/add:
     post:
       operationId: addWatchEntry
@@ -2215,6 +2251,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/{ticker}:
     delete:
       operationId: removeWatchEntry
@@ -2247,6 +2287,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/{ticker}/memo:
     post:
       operationId: attachWatchMemo
@@ -2299,6 +2343,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/news/read:
     get:
       operationId: readNewsArticle
@@ -2325,6 +2373,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /mcp/:
     post:
       tags:
@@ -3365,6 +3417,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/agent/threads/{id}/status:
     get:
       operationId: agentThreadStatus
@@ -3417,6 +3473,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/local-brief:
     post:
       operationId: localBrief
