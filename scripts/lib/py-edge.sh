@@ -1,5 +1,5 @@
 # Python tools of the edge harness, in a virtualenv under .stack/venv (PyPI, pinned). Source it; it defines
-# functions only. Used by scripts/test.sh and scripts/api-fuzz.sh.
+# functions only. Used by scripts/test.sh.
 
 SCHEMATHESIS_VERSION=4.32.5
 
