@@ -7,6 +7,8 @@ import Runtime
 struct Edge: Sendable {
     let tokens: SessionTokens
     let users: UserStore
+    /// Bounds the signed-in user's lookup.
+    let lookups: LookupDeadline
     /// Nil when limits are off (dev benchmarks only).
     let limiter: GlobalRateLimiter?
     let address: ClientAddress
@@ -36,9 +38,11 @@ struct Edge: Sendable {
             return .failure(.error(401, "invalid token"))
         }
         do {
-            var user = try await users.find(id: session.userId)
-            if user == nil, let email = session.email {
-                user = try await users.restore(id: session.userId, email: email)
+            let users = self.users
+            let user = try await lookups.run { () async throws -> User? in
+                if let user = try await users.find(id: session.userId) { return user }
+                guard let email = session.email else { return nil }
+                return try await users.restore(id: session.userId, email: email)
             }
             guard let user else { return .failure(.error(401, "unknown user")) }
             var authenticated = caller

@@ -130,6 +130,8 @@ struct RouteBudgets: Sendable {
     var watchlistAdd: Duration
     /// Research chat: Derivation, else OpenRouter's 25 s chain, plus storing the turn.
     var agent: Duration
+    /// The gateway's own user, session and quota lookups (Postgres, Redis) in a request (`LOOKUP_BUDGET_MS`).
+    var lookup: Duration
 
     init(_ env: Environment) {
         identify = env.milliseconds("IDENTIFY_BUDGET_MS", default: .seconds(30))
@@ -139,5 +141,6 @@ struct RouteBudgets: Sendable {
         brief = env.milliseconds("BRIEF_BUDGET_MS", default: .seconds(30))
         watchlistAdd = env.milliseconds("WATCHLIST_ADD_BUDGET_MS", default: .seconds(10))
         agent = env.milliseconds("AGENT_BUDGET_MS", default: .seconds(30))
+        lookup = env.milliseconds("LOOKUP_BUDGET_MS", default: .seconds(2))
     }
 }

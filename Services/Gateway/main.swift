@@ -26,13 +26,14 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let tokens = SessionTokens(sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
     let users = UserStore(db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)
     let caller = ServiceCaller(client: client)
+    let lookups = LookupDeadline(budget: configuration.budgets.lookup)
     let auth = AuthRoutes(
-        tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey),
+        tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey), lookups: lookups,
         mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes, publicURL: configuration.publicURL,
         logger: logger)
     let identify = IdentifyRoute(
         photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
-        guards: IdentifyGuards(redis: redis, users: users, limitsEnabled: configuration.limitsEnabled, adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
+        guards: IdentifyGuards(redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
         logger: logger)
     let budgets = configuration.budgets
     let mcpSettings = MapvestMCP(context.environment)
@@ -67,7 +68,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
     OpenAPIDocument.report(router, logger: logger)
     let edge = Edge(
-        tokens: tokens, users: users, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
+        tokens: tokens, users: users, lookups: lookups, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
     let server = HTTPServer(
         configuration: HTTPServerConfiguration(

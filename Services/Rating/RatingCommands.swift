@@ -12,13 +12,19 @@ struct RatingCommands: Sendable {
     let news: NewsPage
     let intents: SearchIntentResolver
     let ticker: TickerPage
+    /// Publishes a computed rating's event (after the reply; retried with the offset held until it succeeds).
+    let publishComputed: @Sendable (RatingResponse, Duration) async throws -> Void
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
         case RatingCommand.name:
             let request: RatingCommand = try decode(command)
-            let (response, _) = await ratings.rating(request.ticker, deadline: command.deadline)
-            return .json(200, response, headers: [("Cache-Control", RatingService.cacheControl)])
+            let outcome = await ratings.rating(request.ticker, deadline: command.deadline)
+            let reply = Reply.json(200, outcome.response, headers: [("Cache-Control", RatingService.cacheControl)])
+            // The call that ran the computation publishes its event, as its own after-reply work.
+            guard let elapsed = outcome.computedIn else { return reply }
+            let publishComputed = self.publishComputed
+            return reply.then { try await publishComputed(outcome.response, elapsed) }
         case NewsCommand.name:
             let request: NewsCommand = try decode(command)
             let response = await news.page(request, deadline: command.deadline)

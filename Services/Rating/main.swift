@@ -33,27 +33,25 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
                 market: market, underlying: underlying,
                 memos: ResearchMemos(redis: redis), materiality: materiality),
             jev: jev),
-        redis: redis, logger: logger,
-        onComputed: { response, elapsed in
-            let event = RatingComputedEvent(
-                ticker: response.ticker, status: response.status, action: response.rating?.action,
-                strength: response.rating?.strength, confidence: response.confidence, inputsUsed: response.inputsUsed,
-                latencyMs: Int(elapsed.inMilliseconds))
-            // The computation may outlive the command that started it (single flight), so the event is not that
-            // command's after-reply work: it is retried in the background until the broker takes it.
-            Task {
-                try? await context.emit(
-                    type: RatingComputedEvent.type, schemaVersion: RatingComputedEvent.schemaVersion,
-                    key: response.ticker, data: event)
-            }
-        })
+        redis: redis, logger: logger)
     let intents = SearchIntentResolver(
         quoteProbe: { symbol in await market.quote(symbol) != nil }, jev: jev, redis: redis, logger: logger)
+    let publishComputed: @Sendable (RatingResponse, Duration) async throws -> Void = { response, elapsed in
+        let event = RatingComputedEvent(
+            ticker: response.ticker, status: response.status, action: response.rating?.action,
+            strength: response.rating?.strength, confidence: response.confidence, inputsUsed: response.inputsUsed,
+            latencyMs: Int(elapsed.inMilliseconds))
+        try await context.emit(
+            type: RatingComputedEvent.type, schemaVersion: RatingComputedEvent.schemaVersion, key: response.ticker,
+            data: event)
+    }
 
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .rating, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(ratings: ratings, news: news, intents: intents, ticker: tickerPage).handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(
+                ratings: ratings, news: news, intents: intents, ticker: tickerPage, publishComputed: publishComputed
+            ).handle)
     ]
 }

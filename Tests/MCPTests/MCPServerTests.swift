@@ -48,6 +48,14 @@ import Testing
         #expect(refused?.status == 400 && refused?.json?["error"]?["code"] == -32600 && refused?.json?["id"] == .null)
         let invalid = await Self.post(server, ["jsonrpc": "1.0", "id": 9, "method": "ping"])
         #expect(invalid.status == 400 && invalid.json?["id"] == 9)
+        // An id JSON-RPC does not allow (an object, an array, a boolean) is an invalid request, answered with id null:
+        // the reply never echoes it (found by the API trial's coverage phase).
+        for id: MCPValue in [[:], [1], true] {
+            for path in ["/mcp", "/mcp/"] {
+                let odd = await Self.post(server, ["jsonrpc": "2.0", "id": id, "method": "tools/call", "params": [:]], path: path)
+                #expect(odd.status == 400 && odd.json?["error"]?["code"] == -32600 && odd.json?["id"] == .null)
+            }
+        }
 
         let clipped = await Self.post(server, Self.call("long"))
         #expect(clipped.json?["result"]?["content"]?.array?.first?["text"]?.string?.count == 8000)

@@ -22,11 +22,11 @@ import TestSupport
         market.headlines = Self.headlines
         let fixture = try RatingFixture(market: market)
         let ticker = uniqueTicker()
-        let computed = Counter()
-        let service = fixture.service(redis: redis, onComputed: { _, _ in computed.next() })
+        let service = fixture.service(redis: redis)
 
-        let (response, cached) = await service.rating(ticker, deadline: .now + .seconds(9))
-        #expect(!cached)
+        let first = await service.rating(ticker, deadline: .now + .seconds(9))
+        let response = first.response
+        #expect(!first.cached && first.computedIn != nil)
         #expect(response.status == .ok && response.ticker == ticker)
         #expect(response.inputsUsed == ["quote", "ratios", "prism", "situate", "headlines", "peer_forecast"])
         #expect(response.evidence.map(\.source) == ["quote", "ratios", "prism", "situate", "headlines", "peer_forecast"])
@@ -57,13 +57,12 @@ import TestSupport
             #expect(body.contains("\"\(id)\""))
         }
         #expect(!body.contains("up_macro") && body.contains("\"evidence\""))
-        #expect(computed.count == 1)
 
         // Cached for an hour, and served from the cache.
         let ttl = try await redis.command("PTTL", "mapvest:rating:v1:\(ticker)").integer ?? 0
         #expect(ttl > 3590 * 1000 && ttl <= 3600 * 1000)
-        let (again, hit) = await service.rating(ticker, deadline: .now + .seconds(9))
-        #expect(hit && again == response && computed.count == 1)
+        let again = await service.rating(ticker, deadline: .now + .seconds(9))
+        #expect(again.cached && again.response == response && again.computedIn == nil)
         #expect(fixture.jev.requests.filter(JevFake.isRatingCall).count == 1)
         await fixture.shutdown()
         await redis.close()
@@ -75,7 +74,7 @@ import TestSupport
         rules.status = 503
         let fixture = try RatingFixture(jev: rules)
         let ticker = uniqueTicker()
-        let (response, _) = await fixture.service(redis: redis).rating(ticker, deadline: .now + .seconds(9))
+        let response = await fixture.service(redis: redis).rating(ticker, deadline: .now + .seconds(9)).response
         #expect(response.status == .insufficientSignal && response.rating == nil && response.probabilities == nil)
         #expect(response.drivers.isEmpty && response.confidence == 0)
         #expect(response.inputsUsed.count >= 2)
@@ -93,7 +92,7 @@ import TestSupport
         let service = RatingService(
             engine: RatingEngine(collector: fixture.collector(redis: nil), jev: JevFake.client(fixture.jev, key: nil)),
             redis: nil, logger: quietLogger())
-        let (response, _) = await service.rating(uniqueTicker(), deadline: .now + .seconds(9))
+        let response = await service.rating(uniqueTicker(), deadline: .now + .seconds(9)).response
         #expect(response.status == .insufficientSignal && response.rating == nil)
         #expect(fixture.jevCalls.count == 0)
         await fixture.shutdown()
@@ -107,7 +106,7 @@ import TestSupport
         underlying.prism = false
         underlying.peer = "{\"available\":false,\"bucket\":\"top_quintile\"}"
         let fixture = try RatingFixture(market: market, underlying: underlying)
-        let (response, _) = await fixture.service(redis: nil).rating(uniqueTicker(), deadline: .now + .seconds(9))
+        let response = await fixture.service(redis: nil).rating(uniqueTicker(), deadline: .now + .seconds(9)).response
         #expect(response.status == .insufficientSignal && response.inputsUsed == ["situate"])
         #expect(response.drivers.isEmpty)
         #expect(fixture.jev.requests.filter(JevFake.isRatingCall).isEmpty)
@@ -160,16 +159,19 @@ import TestSupport
         let fixture = try RatingFixture(jev: rules)
         let service = fixture.service(redis: redis)
         let ticker = uniqueTicker()
-        let responses = await withTaskGroup(of: RatingResponse.self) { group in
-            for _ in 0..<12 { group.addTask { await service.rating(ticker, deadline: .now + .seconds(9)).response } }
+        let outcomes = await withTaskGroup(of: RatingService.Outcome.self) { group in
+            for _ in 0..<12 { group.addTask { await service.rating(ticker, deadline: .now + .seconds(9)) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
+        let responses = outcomes.map(\.response)
         #expect(responses.count == 12 && Set(responses.map(\.asOf)).count == 1)
+        // Exactly one call ran the computation, so exactly one publishes the computed event.
+        #expect(outcomes.filter { $0.computedIn != nil }.count == 1)
         #expect(fixture.jev.requests.filter(JevFake.isRatingCall).count == 1)
         // A second process (another replica) finds the answer in Redis.
         let replica = fixture.service(redis: redis)
-        let (other, cached) = await replica.rating(ticker, deadline: .now + .seconds(9))
-        #expect(cached && other == responses[0])
+        let other = await replica.rating(ticker, deadline: .now + .seconds(9))
+        #expect(other.cached && other.computedIn == nil && other.response == responses[0])
         await fixture.shutdown()
         await redis.close()
     }

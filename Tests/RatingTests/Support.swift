@@ -261,13 +261,10 @@ final class RatingFixture: Sendable {
             memos: ResearchMemos(redis: redis), materiality: materiality(redis: redis), perSource: perSource)
     }
 
-    func service(
-        redis: RedisClient?, perSource: Duration = .seconds(3),
-        onComputed: @escaping @Sendable (RatingResponse, Duration) async -> Void = { _, _ in }
-    ) -> RatingService {
+    func service(redis: RedisClient?, perSource: Duration = .seconds(3)) -> RatingService {
         RatingService(
             engine: RatingEngine(collector: collector(redis: redis, perSource: perSource), jev: JevFake.client(jev)),
-            redis: redis, logger: quietLogger(), onComputed: onComputed)
+            redis: redis, logger: quietLogger())
     }
 
     func shutdown() async {

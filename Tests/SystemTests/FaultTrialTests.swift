@@ -234,5 +234,35 @@ extension SystemTests {
             #expect(statuses.contains(503))
             #expect(statuses.contains(200))
         }
+
+        /// A hung Postgres (stopped, its connections open): the gateway's signed-in lookups end at their deadline
+        /// (`LOOKUP_BUDGET_MS`) with a 503, never waiting on the query; answers come back when it resumes.
+        @Test func aFrozenPostgresAnswersSignedInLookups503AtTheLookupDeadline() async throws {
+            let gateway = try await GatewayProcess.start(
+                instance: "test-pg-freeze-\(UInt16.random(in: 0...9999))", extra: ["LOOKUP_BUDGET_MS": "1500"])
+            defer { gateway.process.kill() }
+            let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
+            #expect(try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: auth).status == 200)
+
+            try StackFaults.freezePostgres()
+            var thawed = false
+            defer { if !thawed { try? StackFaults.thawPostgres() } }
+            for _ in 0..<2 {
+                let started = ContinuousClock.now
+                let me = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: auth)
+                let elapsed = ContinuousClock.now - started
+                #expect(me.status == 503 && SystemClient.errorMessage(me) == "user store unavailable")
+                #expect(elapsed < .seconds(4), "answered after \(elapsed)")
+            }
+            try StackFaults.thawPostgres()
+            thawed = true
+
+            var status = 0
+            for _ in 0..<50 where status != 200 {
+                status = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: auth).status
+                if status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(status == 200)
+        }
     }
 }

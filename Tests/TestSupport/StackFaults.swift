@@ -21,6 +21,32 @@ public enum StackFaults {
             ])
     }
 
+    /// SIGSTOP to the postmaster and its backends: connections stay open and queries are never answered (a hung
+    /// host), until `thawPostgres()`.
+    public static func freezePostgres() throws {
+        for pid in try postgresProcesses() { kill(pid, SIGSTOP) }
+    }
+
+    public static func thawPostgres() throws {
+        for pid in try postgresProcesses() { kill(pid, SIGCONT) }
+    }
+
+    /// The postmaster (first line of `postmaster.pid`) and its children.
+    private static func postgresProcesses() throws -> [pid_t] {
+        let lines = try String(contentsOfFile: try pgData() + "/postmaster.pid", encoding: .utf8).split(separator: "\n")
+        guard let first = lines.first, let postmaster = pid_t(first) else { throw Failure("no postmaster.pid") }
+        let children = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After "pid (comm)": state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == postmaster ? pid : nil
+        }
+        return [postmaster] + children
+    }
+
     /// `SHUTDOWN NOSAVE`: every key (photos, limiter windows, caches) is gone when it comes back.
     public static func stopRedis() async throws {
         try await run("/usr/bin/redis-cli", ["-p", try redisPort(), "shutdown", "nosave"], allowFailure: true)

@@ -96,18 +96,37 @@ enum Bench {
                 return json("{\"available\":true,\"bucket\":\"top_quintile\",\"confidence\":0.6}")
             }
             if request.path.hasSuffix("/summary") && request.path.hasPrefix("/api/prism/") {
-                return json(#"{"recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#)
+                let ticker = request.path.split(separator: "/").dropLast().last.map(String.init) ?? "X"
+                return json(
+                    #"{"ticker":"\#(ticker)","recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#)
+            }
+            if request.path.hasPrefix("/api/charts/") {
+                // A 1 × 1 PNG, as Underlying's charts carry theirs.
+                return json(
+                    #"{"images":[{"filename":"chart.png","mime":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}],"provider":"underlying","meta":{}}"#)
             }
             return .error(404, "not stored")
+        }
+        // SEC EDGAR: the ticker map and one company's recent filings.
+        let sec = try FakeUpstream { request in
+            await sleep(latency)
+            if request.path == "/files/company_tickers.json" {
+                return json(#"{"0":{"cik_str":63908,"ticker":"MCD","title":"McDonalds Corp"}}"#)
+            }
+            if request.path.hasPrefix("/submissions/CIK") {
+                return json(
+                    #"{"name":"McDonalds Corp","filings":{"recent":{"accessionNumber":["0000063908-26-000010"],"filingDate":["2026-08-01"],"form":["10-Q"],"primaryDocument":["mcd-20260630.htm"]}}}"#)
+            }
+            return .error(404, "not found")
         }
         let env = [
             "OVERPASS_URLS=\(overpass.baseURL)/api/interpreter", "PHOTON_BASE_URL=\(photon.baseURL)", "GOOGLE_MAPS_API_KEY=",
             "EXA_API_KEY=", "OPENROUTER_API_KEY=", "MARKET_DATA_PRIMARY=yahoo", "YAHOO_BASE_URL=\(market.baseURL)",
             "MASSIVE_BASE_URL=\(market.baseURL)", "MASSIVE_API_KEY=bench", "JEV_API_KEY=bench", "JEV_BASE_URL=\(jev.baseURL)",
-            "UNDERLYING_URL=\(underlying.baseURL)",
+            "UNDERLYING_URL=\(underlying.baseURL)", "SEC_BASE_URL=\(sec.baseURL)", "SEC_DATA_BASE_URL=\(sec.baseURL)",
         ]
         try (env.map { "export \($0)" }.joined(separator: "\n") + "\n").write(toFile: envFile, atomically: true, encoding: .utf8)
-        let fakes = [overpass, photon, market, jev, underlying]
+        let fakes = [overpass, photon, market, jev, underlying, sec]
         while true { try await Task.sleep(for: .seconds(3600)) }
         _ = fakes
     }

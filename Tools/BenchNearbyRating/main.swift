@@ -7,8 +7,8 @@ import TestSupport
 /// Benchmark helper for `scripts/bench-nearby-rating.sh`.
 ///
 /// `BenchNearbyRating fakes <latency-ms> <env-file>` serves loopback fakes of Overpass, Photon, Yahoo/Massive,
-/// Jev and the Underlying service, each answering after a fixed latency, writes the environment that points the
-/// services at them to `<env-file>`, and runs until killed.
+/// Jev, the Underlying service and SEC EDGAR, each answering after a fixed latency, writes the environment that
+/// points the services at them to `<env-file>`, and runs until killed.
 ///
 /// `BenchNearbyRating run <gateway-url> <samples>` measures, one request at a time: nearby on cold tiles (every
 /// request a new geohash-6 tile), the same requests again on warm tiles, rating on new tickers (computed), and

@@ -8,6 +8,8 @@ struct AuthRoutes: Sendable {
     let tokens: SessionTokens
     let users: UserStore
     let codes: SignInCodes
+    /// Bounds the code, magic-link and user lookups.
+    let lookups: LookupDeadline
     let mail: any MailSender
     /// `AUTH_RETURN_CODE=1` outside production: the code is returned in `devCode` (as the original did).
     let returnCodes: Bool
@@ -53,7 +55,7 @@ struct AuthRoutes: Sendable {
             let email = AuthInput.normalizedEmail(input.email)
         else { return .error(400, "email required") }
         do {
-            let code = try await codes.issue(email: email)
+            let code = try await lookups.run { try await codes.issue(email: email) }
             try await mail.send(
                 to: email, subject: "Your Mapvest sign-in code",
                 body: "Your Mapvest code is \(code). It expires in 10 minutes.")
@@ -71,12 +73,12 @@ struct AuthRoutes: Sendable {
             (4...8).contains(code.count), code.allSatisfy(\.isASCIIDigit)
         else { return .error(400, "email + 6-digit code required") }
         do {
-            switch try await codes.verify(email: email, code: code) {
+            switch try await lookups.run({ try await codes.verify(email: email, code: code) }) {
             case .noCode: return .error(401, "no code issued for that email")
             case .expired: return .error(401, "code expired")
             case .wrong: return .error(401, "wrong code")
             case .ok:
-                let user = try await users.findOrCreate(email: email)
+                let user = try await lookups.run { try await users.findOrCreate(email: email) }
                 let issued = try tokens.issueSession(userId: user.id, email: user.email)
                 return .json(
                     200,
@@ -98,7 +100,7 @@ struct AuthRoutes: Sendable {
         do {
             let jti = Digest.uuid()
             let token = try tokens.issueMagic(email: email, jti: jti)
-            try await codes.rememberMagicLink(jti: jti, email: email)
+            try await lookups.run { try await codes.rememberMagicLink(jti: jti, email: email) }
             try await mail.send(
                 to: email, subject: "Sign in to Mapvest",
                 body: "Open this link to sign in: \(publicURL)/v1/auth/verify?token=\(token)")
@@ -155,11 +157,11 @@ struct AuthRoutes: Sendable {
             return .rejected(status: 401, message: "malformed token")
         }
         do {
-            guard let pending = try await codes.consumeMagicLink(jti: jti) else {
+            guard let pending = try await lookups.run({ try await codes.consumeMagicLink(jti: jti) }) else {
                 return .rejected(status: 401, message: "token already used or expired")
             }
             guard pending == email.lowercased() else { return .rejected(status: 401, message: "token mismatch") }
-            let user = try await users.findOrCreate(email: email)
+            let user = try await lookups.run { try await users.findOrCreate(email: email) }
             let issued = try tokens.issueSession(userId: user.id, email: user.email)
             return .signedIn(
                 SessionBody(token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt)),

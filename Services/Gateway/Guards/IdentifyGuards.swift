@@ -16,6 +16,8 @@ struct IdentifyGuards: Sendable {
 
     let redis: RedisClient
     let users: UserStore
+    /// Bounds the quota lookup.
+    let lookups: LookupDeadline
     /// False only in dev benchmarks (`GATEWAY_LIMITS=off`): then only the device-id rule applies.
     let limitsEnabled: Bool
     /// Where abuse trips are written (§a.2), once per sliding window per key set.
@@ -94,9 +96,12 @@ struct IdentifyGuards: Sendable {
 
         // 6. Free-tier quota.
         do {
-            let unlimited = try await userId.asyncMap { try await users.isUnlimited(userId: $0) } ?? false
-            if !unlimited {
-                let used = try await users.usage(userId: userId, deviceId: caller.deviceId)
+            let users = self.users
+            let used = try await lookups.run { () async throws -> Int? in
+                let unlimited = try await userId.asyncMap { try await users.isUnlimited(userId: $0) } ?? false
+                return unlimited ? nil : try await users.usage(userId: userId, deviceId: caller.deviceId)
+            }
+            if let used {
                 if used >= Self.freeLimit {
                     return (
                         .json(

@@ -198,6 +198,7 @@ public final class MCPServer: Sendable {
 
     private static func isMessage(_ body: MCPValue) -> Bool {
         body.object != nil && body["jsonrpc"] == "2.0" && body["method"]?.string != nil
+            && body["id"].map(MCPRPC.isValidId) != false
     }
 
     private func rpc(_ body: MCPValue?, hop: MCPHop, _ address: String) async -> (Int, MCPValue?) {

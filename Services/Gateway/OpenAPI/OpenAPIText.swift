@@ -996,6 +996,8 @@ paths:
       - mcp
       summary: Not a stream here
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -1007,6 +1009,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1014,6 +1018,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1025,6 +1031,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1036,6 +1044,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1102,6 +1112,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1113,6 +1125,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -1120,6 +1134,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1131,6 +1147,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1142,6 +1160,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -1160,11 +1180,15 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+        '400':
+          $ref: '#/components/responses/BadRequest'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1176,6 +1200,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1183,6 +1209,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1194,6 +1222,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1205,6 +1235,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1223,11 +1255,15 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/McpManifest'
+        '400':
+          $ref: '#/components/responses/BadRequest'
     post:
       tags:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1239,6 +1275,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
     delete:
@@ -1246,6 +1284,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1257,6 +1297,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1268,6 +1310,8 @@ paths:
       - mcp
       summary: 'Not served here: the manifest is read with GET'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: GET; JSON-RPC error -32000'
           content:
@@ -1767,6 +1811,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListsResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -1816,6 +1862,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/lists/{id}:
     parameters:
     - name: id
@@ -1861,6 +1911,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
     delete:
       operationId: deleteWatchList
       tags:
@@ -1889,6 +1943,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/lists/{id}/default:
     parameters:
     - name: id
@@ -1911,6 +1969,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -1923,6 +1983,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/list-summary:
     get:
       operationId: watchListSummary
@@ -1944,6 +2008,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchListSummary'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -1956,6 +2022,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/move:
     post:
       operationId: moveWatchEntry
@@ -2000,6 +2070,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist:
     get:
       operationId: listWatchEntries
@@ -2021,6 +2095,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchEntriesResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2033,6 +2109,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/brief:
     get:
       operationId: watchlistBrief
@@ -2055,6 +2135,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/DailyBrief'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2067,6 +2149,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/headlines:
     get:
       operationId: watchlistHeadlines
@@ -2094,6 +2180,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchHeadlinesResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: 401 `unauthorized`, 503 briefs service unavailable, 504 briefs service timed out
           content:
@@ -2106,6 +2194,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/add:
     post:
       operationId: addWatchEntry
@@ -2159,6 +2251,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/{ticker}:
     delete:
       operationId: removeWatchEntry
@@ -2191,6 +2287,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/watchlist/{ticker}/memo:
     post:
       operationId: attachWatchMemo
@@ -2243,6 +2343,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/news/read:
     get:
       operationId: readNewsArticle
@@ -2269,6 +2373,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/WatchErrorBody'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /mcp/:
     post:
       tags:
@@ -2308,6 +2416,8 @@ paths:
       - mcp
       summary: Not a stream here
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; error -32000 (also for DELETE, PUT, PATCH)'
           content:
@@ -2319,6 +2429,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2326,6 +2438,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2337,6 +2451,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2348,6 +2464,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2408,6 +2526,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2419,6 +2539,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
     delete:
@@ -2426,6 +2548,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2437,6 +2561,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2448,6 +2574,8 @@ paths:
       - mcp
       summary: 'Not served here: MCP is one JSON-RPC message per POST'
       responses:
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '405':
           description: 'Header Allow: POST; JSON-RPC error -32000'
           content:
@@ -2515,6 +2643,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/PriceAlertsResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -2549,6 +2679,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/PriceAlertCheckResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -2584,6 +2716,8 @@ paths:
       responses:
         '204':
           description: Deleted
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -2785,6 +2919,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ProgressResponse'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -2820,6 +2956,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/UniverseSummary'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -2930,6 +3068,8 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AdminUser'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3022,6 +3162,8 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AdminLogEntry'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/AdminUnauthorized'
         '403':
@@ -3165,7 +3307,22 @@ paths:
           content:
             text/event-stream:
               schema:
-                type: string
+                description: One server-sent event; `data` is JSON text (`{"ts"}`, an `AgentChatResponse`, `{"error"}`
+                  or `{}`).
+                type: object
+                required:
+                - event
+                - data
+                properties:
+                  event:
+                    type: string
+                    enum:
+                    - heartbeat
+                    - message
+                    - error
+                    - done
+                  data:
+                    type: string
         '400':
           description: Invalid body
           content:
@@ -3200,6 +3357,8 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/AgentThreadSummary'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: No or invalid session
           content:
@@ -3258,6 +3417,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/agent/threads/{id}/status:
     get:
       operationId: agentThreadStatus
@@ -3310,6 +3473,10 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/ErrorResponse'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+        '504':
+          $ref: '#/components/responses/GatewayTimeout'
   /v1/local-brief:
     post:
       operationId: localBrief
@@ -3477,6 +3644,8 @@ paths:
                     type: array
                     items:
                       $ref: '#/components/schemas/SavedLocalBrief'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           description: '`unauthorized`'
           content:
@@ -3512,6 +3681,8 @@ paths:
       responses:
         '204':
           description: Deleted
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '404':
           description: '`saved brief not found`'
           content:

@@ -3,6 +3,7 @@ import Foundation
 import Jev
 import Redis
 import Runtime
+import Synchronization
 
 /// Computes ratings: the evidence packet, then one Jev call, then `RatingDecision`.
 public struct RatingEngine: Sendable {
@@ -67,33 +68,44 @@ public struct RatingService: Sendable {
     static let insufficientTTL: Duration = .seconds(300)
     public static let cacheControl = "public, max-age=300, stale-while-revalidate=900"
 
+    /// A rating and where it came from.
+    public struct Outcome: Sendable {
+        public let response: RatingResponse
+        /// Served from the cache (this process's flight or Redis) rather than computed for this call.
+        public let cached: Bool
+        /// How long the computation took, for the one caller whose call ran it (nil for every other caller, also
+        /// those that shared its result): that caller publishes the `computed` event, once.
+        public let computedIn: Duration?
+    }
+
     let engine: RatingEngine
     let cache: RedisSharedCache<RatingResponse>
-    /// Called once per computed (not cached) rating, with its computation time.
-    let onComputed: @Sendable (RatingResponse, Duration) async -> Void
 
-    public init(
-        engine: RatingEngine, redis: RedisClient?, logger: Logger,
-        onComputed: @escaping @Sendable (RatingResponse, Duration) async -> Void = { _, _ in }
-    ) {
+    public init(engine: RatingEngine, redis: RedisClient?, logger: Logger) {
         self.engine = engine
-        self.onComputed = onComputed
         cache = RedisSharedCache(
             redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(6), logger: logger)
     }
 
     /// The rating for an upper-cased, validated ticker; never fails (no signal is `insufficient_signal`).
-    public func rating(_ ticker: String, deadline: ContinuousClock.Instant) async -> (response: RatingResponse, cached: Bool) {
+    public func rating(_ ticker: String, deadline: ContinuousClock.Instant) async -> Outcome {
         let engine = self.engine
-        let onComputed = self.onComputed
+        // Only the first caller's closure runs (later callers share its flight), so only that call sees a duration.
+        let timing = ComputeTiming()
         let outcome = await cache.value(
             ticker, ttl: { $0.status == .ok ? Self.okTTL : Self.insufficientTTL },
             compute: {
                 let started = ContinuousClock.now
                 let response = await engine.compute(ticker: ticker, deadline: deadline)
-                await onComputed(response, ContinuousClock.now - started)
+                timing.elapsed.withLock { $0 = ContinuousClock.now - started }
                 return response
             })
-        return (outcome.value, outcome.origin == .cached)
+        return Outcome(
+            response: outcome.value, cached: outcome.origin == .cached, computedIn: timing.elapsed.withLock { $0 })
     }
+}
+
+/// Set by the computing closure of one `RatingService.rating` call.
+private final class ComputeTiming: Sendable {
+    let elapsed = Mutex<Duration?>(nil)
 }
