@@ -162,6 +162,29 @@ extension SystemTests {
             let recorded = try await db.query(
                 "SELECT count(*) AS n FROM briefs.uncaught_pushes WHERE token_id = \(phone) AND published")
             #expect(recorded.first?.int("n") == 3)
+
+            // A push decided but never published (a crash between the decision and the publish) goes out with the
+            // device's next command, before anything else is decided, and is then marked published.
+            let left = PushRequest(
+                id: "uncaught_nearby-left-\(phone)", userIds: [userId], tokenId: phone, eventKey: .uncaughtNearby,
+                title: "Uncaught nearby — Home Depot", body: "Home Depot (HD) is 600m away and isn't in your universe yet",
+                data: ["kind": .string("uncaught_nearby"), "ticker": .string("HD")], target: PushTarget(type: "map", fields: [:]),
+                dedupe: [PushDedupe(slot: "uncaught:\(phone):HD", key: "1")])
+            let leftBody = String(decoding: try JSONEncoder().encode(left), as: UTF8.self)
+            try await db.execute(
+                """
+                INSERT INTO briefs.uncaught_pushes (token_id, ticker, day, week, request)
+                VALUES (\(phone), 'HD', '19700101', '19700105', \(PostgresJSON(leftBody)))
+                """)
+            _ = try await producer.send(
+                topic: ServiceName.briefs.commandTopic, key: Array(phone.utf8),
+                value: Array(try JSONEncoder().encode(ScanMovementCommand(tokenId: phone))),
+                headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])
+            try await Self.waitUntil("the left push published") {
+                try await !db.query("SELECT 1 FROM briefs.uncaught_pushes WHERE token_id = \(phone) AND ticker = 'HD' AND published").isEmpty
+            }
+            try await Task.sleep(for: .seconds(1))
+            #expect(tickers(phone) == ["TGT", "WMT", "CVS", "HD"] && pushes.all.count == 5)
             await pushes.stop()
             await db.close()
         }
