@@ -13,20 +13,19 @@ enum UncaughtPolicy {
     static let perDay = 1
     static let perWeek = 3
 
-    /// A nearby public brand with a ticker that is in neither the user's finds nor their default watchlist.
+    /// A nearby public brand with a ticker that is in neither the user's finds nor their default watchlist; its
+    /// place's fields (`ticker`, `brand`, `sector`, `lat`…) read through.
+    @dynamicMemberLookup
     struct Candidate: Sendable, Equatable {
-        let placeId: String
-        let ticker: String
-        let brand: String
-        let sector: String?
-        let lat: Double
-        let lng: Double
+        let place: NearbyBrand
         /// Metres from the fix.
         let distance: Double
         /// Intraday % change, only from a real quote.
         var changePct: Double?
         /// This ticker was already pushed to this device (a veto).
         let previouslyPushed: Bool
+
+        subscript<T>(dynamicMember field: KeyPath<NearbyBrand, T>) -> T { place[keyPath: field] }
     }
 
     /// What the scoring knows about the user.
@@ -116,8 +115,7 @@ enum UncaughtPolicy {
         var byTicker: [String: Candidate] = [:]
         for brand in nearby where !owned.contains(brand.ticker) && brand.lat.isFinite && brand.lng.isFinite {
             let candidate = Candidate(
-                placeId: brand.placeId, ticker: brand.ticker, brand: brand.brand, sector: brand.sector, lat: brand.lat,
-                lng: brand.lng, distance: haversineMetres(lat1: lat, lng1: lng, lat2: brand.lat, lng2: brand.lng),
+                place: brand, distance: haversineMetres(lat1: lat, lng1: lng, lat2: brand.lat, lng2: brand.lng),
                 changePct: nil, previouslyPushed: pushed.contains(brand.ticker))
             if let kept = byTicker[brand.ticker], kept.distance <= candidate.distance { continue }
             byTicker[brand.ticker] = candidate

@@ -12,7 +12,7 @@ import Testing
         _ ticker: String, sector: String?, distance: Double = 100, pct: Double? = nil, pushed: Bool = false
     ) -> Policy.Candidate {
         Policy.Candidate(
-            placeId: "p-\(ticker)", ticker: ticker, brand: "\(ticker) Brand", sector: sector, lat: 1, lng: 2,
+            place: Policy.NearbyBrand(placeId: "p-\(ticker)", brand: "\(ticker) Brand", ticker: ticker, sector: sector, lat: 1, lng: 2),
             distance: distance, changePct: pct, previouslyPushed: pushed)
     }
 

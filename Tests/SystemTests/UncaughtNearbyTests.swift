@@ -46,12 +46,7 @@ extension SystemTests {
             ]
             let briefs = try await ServiceProcess.start("Briefs", extra: env)
             let identify = try await ServiceProcess.start("Identify", extra: env)
-            let push = try await ServiceProcess.start(
-                "PushDispatcher",
-                extra: [
-                    "PUSH_ROLES": "commands", "PUSH_SCHEMA": "push_uncaught_\(UInt32.random(in: 0...UInt32.max))",
-                    "EXPO_BASE_URL": "http://127.0.0.1:1", "ENABLE_PUSH_SCHEDULER": "1",
-                ])
+            let push = try await Devices.dispatcher(schema: "push_uncaught")
             let gateway = try await GatewayProcess.start(instance: "test-uncaught-\(UInt16.random(in: 0...9999))")
             defer {
                 briefs.kill()
@@ -78,17 +73,7 @@ extension SystemTests {
                 try await !db.query("SELECT 1 FROM briefs.user_finds WHERE user_id = \(userId) AND ticker = 'SBUX'").isEmpty
             }
 
-            func register() async throws -> String {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < deadline {
-                    let response = try await SystemClient.send(
-                        gateway, "POST", "/v1/push/register",
-                        json: "{\"token\":\"ExponentPushToken[unc\(UInt64.random(in: 0...UInt64.max))]\",\"platform\":\"ios\"}", headers: auth)
-                    if response.status == 200, let id = SystemClient.json(response)["id"] as? String { return id }
-                    try await Task.sleep(for: .milliseconds(300))
-                }
-                throw Failure("push register did not answer")
-            }
+            func register() async throws -> String { try await Devices.register(gateway, auth: auth) }
             func heartbeat(_ tokenId: String, lat: Double, lng: Double) async throws {
                 let prefs = """
                     {"notifications_enabled":true,"uncaught_nearby":true,"last_lat":\(lat),"last_lng":\(lng),\
