@@ -77,8 +77,10 @@ struct Movement: Sendable {
         let rows = try await db.query(
             """
             SELECT user_id, lat, lng, local_brief, uncaught_nearby, local_brief_lat, local_brief_lng, uncaught_lat,
-                   uncaught_lng, located_at > now() - make_interval(secs => \(Self.freshness)) AS fresh
-            FROM briefs.device_movement
+                   uncaught_lng, located_at > now() - make_interval(secs => \(Self.freshness)) AS fresh,
+                   EXISTS (SELECT 1 FROM briefs.uncaught_pushes p WHERE p.token_id = d.token_id AND NOT p.published)
+                       AS push_unpublished
+            FROM briefs.device_movement d
             WHERE token_id = \(tokenId) AND (local_brief OR uncaught_nearby) AND notifications_enabled
             """)
         guard let row = rows.first, let userId = row.string("user_id"), let lat = row.double("lat"),
@@ -87,7 +89,7 @@ struct Movement: Sendable {
         guard row.bool("fresh") == true else { return .json(200, ["outcome": "stale_fix"]) }
         let device = UncaughtNearby.Device(
             tokenId: tokenId, userId: userId, lat: lat, lng: lng, anchorLat: row.double("uncaught_lat"),
-            anchorLng: row.double("uncaught_lng"))
+            anchorLng: row.double("uncaught_lng"), pushUnpublished: row.bool("push_unpublished") == true)
         async let local = row.bool("local_brief") == true
             ? localBrief(device, anchorLat: row.double("local_brief_lat"), anchorLng: row.double("local_brief_lng"), deadline: deadline)
             : nil

@@ -48,6 +48,8 @@ struct UncaughtNearby: Sendable {
         let lng: Double
         let anchorLat: Double?
         let anchorLng: Double?
+        /// The device has a decided push not yet published (`Movement.scan` reads it with the device row).
+        let pushUnpublished: Bool
     }
 
     /// An outcome and the work to run after the reply (a push to publish), if any.
@@ -64,18 +66,16 @@ struct UncaughtNearby: Sendable {
     let context: ServiceContext
 
     func decide(_ device: Device, now: Date, deadline: ContinuousClock.Instant) async throws -> Decision {
-        if let pending = try await db.query(
-            "SELECT ticker, request::text AS request FROM briefs.uncaught_pushes WHERE token_id = \(device.tokenId) AND NOT published LIMIT 1"
-        ).first, let ticker = pending.string("ticker"), let request = pending.string("request") {
-            return Decision(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: Array(request.utf8)))
-        }
-        if let lat = device.anchorLat, let lng = device.anchorLng,
+        if !device.pushUnpublished, let lat = device.anchorLat, let lng = device.anchorLng,
             haversineMetres(lat1: lat, lng1: lng, lat2: device.lat, lng2: device.lng) < Movement.threshold
         {
             return Decision(outcome: "not_moved", afterReply: nil)
         }
         let (day, week) = (DailyBriefs.day(now), UncaughtPolicy.weekKey(now))
         let spent = try await Self.spent(db.query, tokenId: device.tokenId, day: day, week: week)
+        if let (ticker, request) = spent.unpublished {
+            return Decision(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: request))
+        }
         if let refused = UncaughtPolicy.budgetSpent(today: spent.today, thisWeek: spent.thisWeek) {
             return try await advance(device, outcome: refused)
         }
@@ -169,19 +169,29 @@ struct UncaughtNearby: Sendable {
         }
     }
 
-    /// Pushes decided today and this week, and every ticker ever decided, for one device.
+    /// What a device's push record says: pushes decided today and this week, every ticker ever decided, and a
+    /// decided push not yet published (its ticker and request), if any.
+    private struct Spent {
+        var today = 0
+        var thisWeek = 0
+        var tickers = Set<String>()
+        var unpublished: (ticker: String, request: [UInt8])?
+    }
+
     private static func spent(
         _ query: (PostgresQuery) async throws -> [PostgresRow], tokenId: String, day: String, week: String
-    ) async throws -> (today: Int, thisWeek: Int, tickers: Set<String>) {
-        let sql: PostgresQuery = "SELECT ticker, day, week FROM briefs.uncaught_pushes WHERE token_id = \(tokenId)"
-        let rows = try await query(sql)
-        var (today, thisWeek, tickers) = (0, 0, Set<String>())
+    ) async throws -> Spent {
+        let rows = try await query(
+            "SELECT ticker, day, week, published, request::text AS request FROM briefs.uncaught_pushes WHERE token_id = \(tokenId)")
+        var spent = Spent()
         for row in rows {
-            if let ticker = row.string("ticker") { tickers.insert(ticker) }
-            if row.string("day") == day { today += 1 }
-            if row.string("week") == week { thisWeek += 1 }
+            guard let ticker = row.string("ticker") else { continue }
+            spent.tickers.insert(ticker)
+            if row.string("day") == day { spent.today += 1 }
+            if row.string("week") == week { spent.thisWeek += 1 }
+            if row.bool("published") == false, let request = row.string("request") { spent.unpublished = (ticker, Array(request.utf8)) }
         }
-        return (today, thisWeek, tickers)
+        return spent
     }
 
     /// Intraday % changes from real quotes, for the candidates still in play (one quote per ticker, in parallel).
