@@ -66,7 +66,9 @@ struct FindEvolution: Sendable {
         return "\(brand) evolved — up \(rounded)% since you found it"
     }
 
-    static func push(userId: String, find: FindsReadModel.Row, ticker: String, tier: Int, pct: Double, place: String?) -> PushRequest {
+    static func push(userId: String, find: FindsReadModel.Row, ticker: String, tier: Int, pct: Double, place: String?)
+        -> PushRequest
+    {
         var data: [String: JSONValue] = [
             "kind": .string("find_evolution"), "findId": .string(find.findId), "brand": .string(find.brand),
             "ticker": .string(ticker), "tier": .number(Double(tier)), "changePct": .number(pct),
@@ -74,7 +76,8 @@ struct FindEvolution: Sendable {
         if let place { data["place"] = .string(place) }
         return PushRequest(
             id: "find_evolution-\(find.findId)-\(tier)", userIds: [userId], eventKey: .findEvolution,
-            eventKind: "find_evolution", title: "\(find.brand) evolved", body: body(brand: find.brand, pct: pct, place: place),
+            eventKind: "find_evolution", title: "\(find.brand) evolved",
+            body: body(brand: find.brand, pct: pct, place: place),
             data: data, target: PushTarget(type: "company", fields: ["ticker": .string(ticker)]),
             dedupe: [PushDedupe(slot: "evo:\(find.findId)", key: String(tier))])
     }
@@ -91,7 +94,8 @@ struct FindEvolution: Sendable {
     static func due(_ finds: [FindsReadModel.Row], prices: [String: Double], pushed: [String: Int]) -> [Due] {
         var out: [Due] = []
         for find in finds {
-            guard out.count < maxPushes, let ticker = find.ticker, let basis = find.foundPrice, let price = prices[ticker],
+            guard out.count < maxPushes, let ticker = find.ticker, let basis = find.foundPrice,
+                let price = prices[ticker],
                 let pct = change(foundPrice: basis, price: price), let tier = tier(pct), tier > pushed[find.findId] ?? 0
             else { continue }
             out.append(Due(find: find, ticker: ticker, tier: tier, pct: pct))
@@ -104,23 +108,29 @@ struct FindEvolution: Sendable {
         guard let userId = command.userId else {
             let finds = self.finds
             let users = try await scheduled.expand(
-                name: ScanFindEvolutionCommand.name, users: { try await finds.usersWithPricedFinds(after: $0, limit: $1) }
+                name: ScanFindEvolutionCommand.name,
+                users: { try await finds.usersWithPricedFinds(after: $0, limit: $1) }
             ) { ScanFindEvolutionCommand(userId: $0) }
             return .json(202, ["users": users])
         }
         let priced = try await finds.pricedFinds(userId: userId)
         guard !priced.isEmpty else { return .json(200, ["due": 0]) }
         var seen = Set<String>()
-        let prices = await quotes(Array(priced.compactMap(\.ticker).filter { seen.insert($0).inserted }.prefix(Self.maxQuotes)))
+        let prices = await quotes(
+            Array(priced.compactMap(\.ticker).filter { seen.insert($0).inserted }.prefix(Self.maxQuotes)))
         let rows = try await db.query(
-            "SELECT find_id, tier FROM briefs.find_tiers WHERE user_id = \(userId) AND find_id = ANY(\(priced.map(\.findId)))")
-        let pushed = Dictionary(rows.compactMap { row in row.string("find_id").flatMap { id in row.int("tier").map { (id, $0) } } }) { max($0, $1) }
+            "SELECT find_id, tier FROM briefs.find_tiers WHERE user_id = \(userId) AND find_id = ANY(\(priced.map(\.findId)))"
+        )
+        let pushed = Dictionary(
+            rows.compactMap { row in row.string("find_id").flatMap { id in row.int("tier").map { (id, $0) } } }
+        ) { max($0, $1) }
         let due = Self.due(priced, prices: prices, pushed: pushed)
         var requests: [(due: Due, body: [UInt8])] = []
         var geocodes = Self.maxGeocodes
         for item in due {
             let place = await place(item.find, budget: &geocodes)
-            let push = Self.push(userId: userId, find: item.find, ticker: item.ticker, tier: item.tier, pct: item.pct, place: place)
+            let push = Self.push(
+                userId: userId, find: item.find, ticker: item.ticker, tier: item.tier, pct: item.pct, place: place)
             requests.append((item, Array(try JSONEncoder().encode(push))))
         }
         let (db, claims, context) = (self.db, self.claims, self.context)
@@ -128,21 +138,27 @@ struct FindEvolution: Sendable {
         return Reply.json(200, ["due": ready.count]).then {
             for (item, body) in ready {
                 let slot = "\(item.find.findId):\(item.tier)"
-                let outcome = try await claims.once(job: Self.job, slot: slot, lease: .seconds(60), deadline: .now + .seconds(5)) {
-                    guard await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body) else {
-                        return false
-                    }
-                    // Monotonic: a lower tier recorded late never lowers a higher one.
-                    return (try? await db.execute(
-                        """
-                        INSERT INTO briefs.find_tiers (find_id, user_id, tier) VALUES (\(item.find.findId), \(userId), \(item.tier))
-                        ON CONFLICT (find_id) DO UPDATE SET tier = GREATEST(briefs.find_tiers.tier, EXCLUDED.tier),
-                            pushed_at = clock_timestamp()
-                        """)) != nil
+                let outcome = try await claims.once(
+                    job: Self.job, slot: slot, lease: .seconds(60), deadline: .now + .seconds(5)
+                ) {
+                    // Recorded only once published; a crash in between costs one dispatcher-deduped repeat.
+                    guard await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body)
+                    else { return false }
+                    return await Self.recordTier(db: db, findId: item.find.findId, userId: userId, tier: item.tier)
                 }
                 if outcome == .failed || outcome == .stillHeld { throw PushNotDelivered(slot: "\(Self.job) \(slot)") }
             }
         }
+    }
+
+    /// Records the tier pushed for a find; monotonic, so a lower tier recorded late never lowers a higher one.
+    private static func recordTier(db: PostgresPool, findId: String, userId: String, tier: Int) async -> Bool {
+        (try? await db.execute(
+            """
+            INSERT INTO briefs.find_tiers (find_id, user_id, tier) VALUES (\(findId), \(userId), \(tier))
+            ON CONFLICT (find_id) DO UPDATE
+                SET tier = GREATEST(briefs.find_tiers.tier, EXCLUDED.tier), pushed_at = clock_timestamp()
+            """)) != nil
     }
 
     /// Prices by symbol, one quote each, in parallel.
@@ -161,7 +177,9 @@ struct FindEvolution: Sendable {
     /// The neighbourhood (else city) at the find's tile centre: a cached one is free, an uncached one spends budget.
     private func place(_ find: FindsReadModel.Row, budget: inout Int) async -> String? {
         guard let tile = find.geohash6, let centre = Geohash.center(tile) else { return nil }
-        if let cached = await geocoder.cachedPlace(lat: centre.lat, lng: centre.lng) { return cached.neighborhood ?? cached.city }
+        if let cached = await geocoder.cachedPlace(lat: centre.lat, lng: centre.lng) {
+            return cached.neighborhood ?? cached.city
+        }
         guard budget > 0 else { return nil }
         budget -= 1
         let found = await geocoder.place(lat: centre.lat, lng: centre.lng)

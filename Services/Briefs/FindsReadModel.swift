@@ -51,9 +51,13 @@ struct FindsReadModel: Sendable {
     /// Stores one event's find (the effective ticker upper-cased, its seed sector when the seed lists it).
     func record(_ event: FindRecordedEvent) async throws {
         let ticker = RarityClassifier.effectiveTicker(ticker: event.ticker, comparable: event.comparable)
-        let sector = ticker.flatMap { BrandSeed.shared.entry(forTicker: $0) }.map { SectorAliases.canonical($0.sector) ?? $0.sector }
+        let sector = ticker.flatMap { BrandSeed.shared.entry(forTicker: $0) }.map {
+            SectorAliases.canonical($0.sector) ?? $0.sector
+        }
         let price = event.foundPrice.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
-        let tile = event.geohash6.map { $0.lowercased() }.flatMap { $0.count == 6 && Geohash.center($0) != nil ? $0 : nil }
+        let tile = event.geohash6.map { $0.lowercased() }.flatMap {
+            $0.count == 6 && Geohash.center($0) != nil ? $0 : nil
+        }
         let foundAt = Timestamp.parse(event.createdAt).map { min($0, Date()) } ?? Date()
         try await db.execute(
             """
@@ -103,4 +107,3 @@ struct FindsReadModel: Sendable {
             geohash6: row.string("geohash6"), foundPrice: row.double("found_price"))
     }
 }
-

@@ -43,6 +43,24 @@ struct Movement: Sendable {
                 """),
     ]
 
+    /// A device with a fresh fix, as the branches need it.
+    struct Device: Sendable {
+        let tokenId: String
+        let userId: String
+        let lat: Double
+        let lng: Double
+        let anchorLat: Double?
+        let anchorLng: Double?
+        /// The device has a decided push not yet published (`Movement.scan` reads it with the device row).
+        let pushUnpublished: Bool
+    }
+
+    /// A branch's outcome and the work to run after the reply (a push to publish), if any.
+    struct Decision: Sendable {
+        let outcome: String
+        let afterReply: (@Sendable () async throws -> Void)?
+    }
+
     let db: PostgresPool
     let local: LocalBriefs
     let uncaught: UncaughtNearby
@@ -87,7 +105,7 @@ struct Movement: Sendable {
             let lng = row.double("lng")
         else { return .json(200, ["outcome": "not_opted_in"]) }
         guard row.bool("fresh") == true else { return .json(200, ["outcome": "stale_fix"]) }
-        let device = UncaughtNearby.Device(
+        let device = Device(
             tokenId: tokenId, userId: userId, lat: lat, lng: lng, anchorLat: row.double("uncaught_lat"),
             anchorLng: row.double("uncaught_lng"), pushUnpublished: row.bool("push_unpublished") == true)
         async let local = row.bool("local_brief") == true
@@ -105,8 +123,8 @@ struct Movement: Sendable {
     /// The local-brief branch: a brief for the fix when the device moved; its push after the reply, and only then
     /// the anchor.
     private func localBrief(
-        _ device: UncaughtNearby.Device, anchorLat: Double?, anchorLng: Double?, deadline: ContinuousClock.Instant
-    ) async throws -> UncaughtNearby.Decision {
+        _ device: Device, anchorLat: Double?, anchorLng: Double?, deadline: ContinuousClock.Instant
+    ) async throws -> Decision {
         let (tokenId, userId, lat, lng) = (device.tokenId, device.userId, device.lat, device.lng)
         if let anchorLat, let anchorLng, haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold {
             return .init(outcome: "not_moved", afterReply: nil)

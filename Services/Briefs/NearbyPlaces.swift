@@ -15,7 +15,8 @@ struct NearbyPlaces: Sendable {
     }
 
     /// Up to `limit` ranked places within `radius` metres; nil when every upstream failed.
-    func ranked(lat: Double, lng: Double, radius: Int, limit: Int, deadline: ContinuousClock.Instant) async -> [Ranked]? {
+    func ranked(lat: Double, lng: Double, radius: Int, limit: Int, deadline: ContinuousClock.Instant) async -> [Ranked]?
+    {
         let center = LatLng(lat: lat, lng: lng)
         guard let key = TileKey(center: center, radius: Double(radius)) else { return [] }
         let tile: PlacesTile
@@ -27,7 +28,9 @@ struct NearbyPlaces: Sendable {
         return PlaceRanking.rank(tile.places.filter { !PlaceRanking.isExcluded($0) }, limit: limit).map { place in
             Ranked(
                 place: place,
-                listing: BrandMatcher.shared.matchAny([place.joinName, place.name]).flatMap { $0.entry.isPublic ? $0.entry : nil })
+                listing: BrandMatcher.shared.matchAny([place.joinName, place.name]).flatMap {
+                    $0.entry.isPublic ? $0.entry : nil
+                })
         }
     }
 }

@@ -40,24 +40,6 @@ struct UncaughtNearby: Sendable {
                 """)
     ]
 
-    /// A device with a fresh fix, as the branch needs it.
-    struct Device: Sendable {
-        let tokenId: String
-        let userId: String
-        let lat: Double
-        let lng: Double
-        let anchorLat: Double?
-        let anchorLng: Double?
-        /// The device has a decided push not yet published (`Movement.scan` reads it with the device row).
-        let pushUnpublished: Bool
-    }
-
-    /// An outcome and the work to run after the reply (a push to publish), if any.
-    struct Decision: Sendable {
-        let outcome: String
-        let afterReply: (@Sendable () async throws -> Void)?
-    }
-
     let db: PostgresPool
     let finds: FindsReadModel
     let watchlists: WatchlistStore
@@ -65,16 +47,18 @@ struct UncaughtNearby: Sendable {
     let market: MarketDataClient
     let context: ServiceContext
 
-    func decide(_ device: Device, now: Date, deadline: ContinuousClock.Instant) async throws -> Decision {
+    func decide(_ device: Movement.Device, now: Date, deadline: ContinuousClock.Instant) async throws
+        -> Movement.Decision
+    {
         if !device.pushUnpublished, let lat = device.anchorLat, let lng = device.anchorLng,
             haversineMetres(lat1: lat, lng1: lng, lat2: device.lat, lng2: device.lng) < Movement.threshold
         {
-            return Decision(outcome: "not_moved", afterReply: nil)
+            return .init(outcome: "not_moved", afterReply: nil)
         }
         let (day, week) = (DailyBriefs.day(now), UncaughtPolicy.weekKey(now))
         let spent = try await Self.spent(db.query, tokenId: device.tokenId, day: day, week: week)
         if let (ticker, request) = spent.unpublished {
-            return Decision(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: request))
+            return .init(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: request))
         }
         if let refused = UncaughtPolicy.budgetSpent(today: spent.today, thisWeek: spent.thisWeek) {
             return try await advance(device, outcome: refused)
@@ -87,7 +71,7 @@ struct UncaughtNearby: Sendable {
             let places = await nearby.ranked(
                 lat: device.lat, lng: device.lng, radius: UncaughtPolicy.radius, limit: UncaughtPolicy.placeLimit,
                 deadline: deadline)
-        else { return Decision(outcome: "nearby_failed", afterReply: nil) }
+        else { return .init(outcome: "nearby_failed", afterReply: nil) }
         let brands = places.compactMap { ranked in
             ranked.listing.map { listing in
                 UncaughtPolicy.NearbyBrand(
@@ -110,28 +94,30 @@ struct UncaughtNearby: Sendable {
     }
 
     /// Moves the anchor to the fix: the decision was made.
-    private func advance(_ device: Device, outcome: String) async throws -> Decision {
-        try await db.execute(
-            """
-            UPDATE briefs.device_movement SET uncaught_lat = \(device.lat), uncaught_lng = \(device.lng)
-            WHERE token_id = \(device.tokenId)
-            """)
-        return Decision(outcome: outcome, afterReply: nil)
+    private func advance(_ device: Movement.Device, outcome: String) async throws -> Movement.Decision {
+        try await db.execute(Self.moveAnchor(device))
+        return .init(outcome: outcome, afterReply: nil)
+    }
+
+    /// The statement that moves the branch's anchor to the device's fix.
+    private static func moveAnchor(_ device: Movement.Device) -> PostgresQuery {
+        """
+        UPDATE briefs.device_movement SET uncaught_lat = \(device.lat), uncaught_lng = \(device.lng)
+        WHERE token_id = \(device.tokenId)
+        """
     }
 
     /// The push decided in one transaction: device row locked, budgets re-counted, push recorded, anchor moved.
-    private func record(_ device: Device, winner: UncaughtPolicy.Scored, day: String, week: String) async throws -> Decision {
+    private func record(_ device: Movement.Device, winner: UncaughtPolicy.Scored, day: String, week: String)
+        async throws -> Movement.Decision
+    {
         let ticker = winner.candidate.ticker
         // Either the push's body or why it was refused after all (a concurrent command for the device won).
         let decided: Result<[UInt8], Refused> = try await db.transaction { connection in
             _ = try await connection.query(
                 "SELECT 1 FROM briefs.device_movement WHERE token_id = \(device.tokenId) FOR UPDATE")
             let spent = try await Self.spent(connection.query, tokenId: device.tokenId, day: day, week: week)
-            try await connection.execute(
-                """
-                UPDATE briefs.device_movement SET uncaught_lat = \(device.lat), uncaught_lng = \(device.lng)
-                WHERE token_id = \(device.tokenId)
-                """)
+            try await connection.execute(Self.moveAnchor(device))
             if let refused = UncaughtPolicy.budgetSpent(today: spent.today, thisWeek: spent.thisWeek) {
                 return .failure(Refused(outcome: refused))
             }
@@ -148,8 +134,9 @@ struct UncaughtNearby: Sendable {
             return .success(body)
         }
         switch decided {
-        case .success(let body): return Decision(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: body))
-        case .failure(let refused): return Decision(outcome: refused.outcome, afterReply: nil)
+        case .success(let body):
+            return .init(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: body))
+        case .failure(let refused): return .init(outcome: refused.outcome, afterReply: nil)
         }
     }
 
@@ -158,14 +145,17 @@ struct UncaughtNearby: Sendable {
     }
 
     /// Publishes a decided push (retried until acknowledged), then marks it published.
-    private func publish(_ device: Device, ticker: String, body: [UInt8]) -> @Sendable () async throws -> Void {
+    private func publish(_ device: Movement.Device, ticker: String, body: [UInt8]) -> @Sendable () async throws -> Void
+    {
         let (db, context) = (self.db, self.context)
         return {
-            guard await publishRetrying(context: context, topic: Topics.pushRequests, key: device.userId, value: body) else {
+            guard await publishRetrying(context: context, topic: Topics.pushRequests, key: device.userId, value: body)
+            else {
                 throw PushNotDelivered(slot: "uncaught_nearby \(device.tokenId) \(ticker)")
             }
             try await db.execute(
-                "UPDATE briefs.uncaught_pushes SET published = true WHERE token_id = \(device.tokenId) AND ticker = \(ticker)")
+                "UPDATE briefs.uncaught_pushes SET published = true WHERE token_id = \(device.tokenId) AND ticker = \(ticker)"
+            )
         }
     }
 
@@ -182,14 +172,17 @@ struct UncaughtNearby: Sendable {
         _ query: (PostgresQuery) async throws -> [PostgresRow], tokenId: String, day: String, week: String
     ) async throws -> Spent {
         let rows = try await query(
-            "SELECT ticker, day, week, published, request::text AS request FROM briefs.uncaught_pushes WHERE token_id = \(tokenId)")
+            "SELECT ticker, day, week, published, request::text AS request FROM briefs.uncaught_pushes WHERE token_id = \(tokenId)"
+        )
         var spent = Spent()
         for row in rows {
             guard let ticker = row.string("ticker") else { continue }
             spent.tickers.insert(ticker)
             if row.string("day") == day { spent.today += 1 }
             if row.string("week") == week { spent.thisWeek += 1 }
-            if row.bool("published") == false, let request = row.string("request") { spent.unpublished = (ticker, Array(request.utf8)) }
+            if row.bool("published") == false, let request = row.string("request") {
+                spent.unpublished = (ticker, Array(request.utf8))
+            }
         }
         return spent
     }

@@ -95,7 +95,8 @@ enum UncaughtPolicy {
             }
         }
         let tiles = Set(finds.compactMap(\.geohash6))
-        return Context(affinitySectors: affinity, sectorsWithFinds: withFinds, tileHasFinds: fixTile.map(tiles.contains) ?? false)
+        return Context(
+            affinitySectors: affinity, sectorsWithFinds: withFinds, tileHasFinds: fixTile.map(tiles.contains) ?? false)
     }
 
     /// A nearby place the seed lists as a public brand.
@@ -129,7 +130,9 @@ enum UncaughtPolicy {
         for candidate in candidates {
             let (score, reasons) = score(candidate, context)
             guard score >= minScore else { continue }
-            if let current = best, score < current.score || (score == current.score && candidate.distance >= current.candidate.distance) {
+            if let current = best,
+                score < current.score || (score == current.score && candidate.distance >= current.candidate.distance)
+            {
                 continue
             }
             best = Scored(candidate: candidate, score: score, reasons: reasons)
@@ -160,15 +163,21 @@ enum UncaughtPolicy {
     }
 
     static func body(brand: String, ticker: String, metres: Double?) -> String {
-        guard let metres, metres.isFinite, metres >= 0 else { return "\(brand) (\(ticker)) is nearby and isn't in your universe yet" }
+        guard let metres, metres.isFinite, metres >= 0 else {
+            return "\(brand) (\(ticker)) is nearby and isn't in your universe yet"
+        }
         return "\(brand) (\(ticker)) is \(distance(metres)) away and isn't in your universe yet"
     }
 
     /// The map target's one-line reason (a collection gap, never advice).
     static func reason(_ scored: Scored) -> String {
         let (brand, sector) = (scored.candidate.brand, sector(scored.candidate.sector))
-        if scored.reasons.contains(.sectorAffinity), let sector { return "\(brand) matches the \(sector) companies you already explore." }
-        if scored.reasons.contains(.emptySector), let sector { return "\(brand) adds a nearby \(sector) company to explore." }
+        if scored.reasons.contains(.sectorAffinity), let sector {
+            return "\(brand) matches the \(sector) companies you already explore."
+        }
+        if scored.reasons.contains(.emptySector), let sector {
+            return "\(brand) adds a nearby \(sector) company to explore."
+        }
         if scored.reasons.contains(.firstInTile) { return "\(brand) is a new company near this part of your map." }
         return "\(brand) is nearby and not in your universe yet."
     }
@@ -183,7 +192,10 @@ enum UncaughtPolicy {
             id: "uncaught_nearby-\(day)-\(tokenId)-\(c.ticker)", userIds: [userId], tokenId: tokenId,
             eventKey: .uncaughtNearby, eventKind: "uncaught_nearby", title: "Uncaught nearby — \(c.brand)",
             body: body(brand: c.brand, ticker: c.ticker, metres: c.distance),
-            data: ["kind": .string("uncaught_nearby"), "ticker": .string(c.ticker), "lat": .number(c.lat), "lng": .number(c.lng)],
+            data: [
+                "kind": .string("uncaught_nearby"), "ticker": .string(c.ticker), "lat": .number(c.lat),
+                "lng": .number(c.lng),
+            ],
             target: PushTarget(
                 type: "map",
                 fields: [
