@@ -153,7 +153,8 @@ extension SystemTests {
             let left = PushRequest(
                 id: "uncaught_nearby-left-\(phone)", userIds: [userId], tokenId: phone, eventKey: .uncaughtNearby,
                 title: "Uncaught nearby — Home Depot", body: "Home Depot (HD) is 600m away and isn't in your universe yet",
-                data: ["kind": .string("uncaught_nearby"), "ticker": .string("HD")], target: PushTarget(type: "map", fields: [:]),
+                data: ["kind": .string("uncaught_nearby"), "ticker": .string("HD")],
+                target: PushTarget(type: "map", fields: ["placeId": .string("node/905"), "ticker": .string("HD")]),
                 dedupe: [PushDedupe(slot: "uncaught:\(phone):HD", key: "1")])
             let leftBody = String(decoding: try JSONEncoder().encode(left), as: UTF8.self)
             try await db.execute(
