@@ -80,7 +80,7 @@ let package = Package(
         shared("Geo", []),
         shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
-        serviceLibrary("NearbyDomain", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Postgres", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary("NearbyDomain", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Messaging", "Postgres", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
         serviceLibrary("RatingDomain", in: "Rating", folder: "Domain", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         serviceLibrary("TickerPage", in: "Rating", folder: "TickerPage", ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),

@@ -14,6 +14,7 @@ struct BriefsCommands: Sendable {
     let local: LocalBriefs
     let saved: SavedLocalBriefs
     let movement: Movement
+    let evolution: FindEvolution
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         typealias Name = WatchlistCommandName
@@ -49,6 +50,7 @@ struct BriefsCommands: Sendable {
         case LocalBriefCommandName.delete: return try await saved.delete(command.decode())
         case DeviceFixCommand.name: return try await movement.record(command.decode())
         case ScanMovementCommand.name: return try await movement.scan(command.decode(), deadline: command.deadline)
+        case ScanFindEvolutionCommand.name: return try await evolution.scan(command.decode())
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -2,8 +2,9 @@ import Contracts
 import Foundation
 import Scheduling
 
-/// Briefs' scheduled jobs: the daily briefs at `DAILY_BRIEF_TIME` (07:00) and the movers scan every 5 minutes,
-/// published on Briefs' own topic with no user id (each expands into per-user commands).
+/// Briefs' scheduled jobs: the daily briefs at `DAILY_BRIEF_TIME` (07:00), the movers scan every 5 minutes, the
+/// movement scan hourly and the find-evolution scan every 15 minutes at minute ≡ 7, published on Briefs' own topic
+/// with no user or token id (each expands into per-user or per-device commands).
 enum BriefsSchedule {
     static func jobs(dailyAt time: String) -> [ScheduledCommand] {
         let parts = time.split(separator: ":").compactMap { Int($0) }
@@ -23,6 +24,10 @@ enum BriefsSchedule {
                 job: "briefs.movement", schedule: .minutes(every: 60, offset: 0), topic: ServiceName.briefs.commandTopic,
                 command: ScanMovementCommand.name, key: "all",
                 body: Array((try? encoder.encode(ScanMovementCommand())) ?? Data("{}".utf8))),
+            ScheduledCommand(
+                job: "briefs.find_evolution", schedule: .minutes(every: 15, offset: 7), topic: ServiceName.briefs.commandTopic,
+                command: ScanFindEvolutionCommand.name, key: "all",
+                body: Array((try? encoder.encode(ScanFindEvolutionCommand())) ?? Data("{}".utf8))),
         ]
     }
 }

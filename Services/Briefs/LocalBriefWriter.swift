@@ -1,9 +1,7 @@
 import Contracts
 import Exa
-import Finance
 import Foundation
 import OpenRouter
-import Places
 import Runtime
 
 /// Writes the Local Economy Brief (CONTRACT.md §j.2): nearby brands within 800 m from the places cascade (the
@@ -20,7 +18,7 @@ struct LocalBriefWriter: Sendable {
         "policy": "city council economic development policy", "regulation": "business regulation zoning permits",
     ]
 
-    let places: PlacesTileCache
+    let places: NearbyPlaces
     let exa: ExaClient
     let openRouter: OpenRouterClient
 
@@ -61,16 +59,8 @@ struct LocalBriefWriter: Sendable {
 
     /// Up to 20 ranked businesses within 800 m; none when the cascade failed.
     func nearbyBrands(lat: Double, lng: Double, deadline: ContinuousClock.Instant) async -> [Brand] {
-        let center = LatLng(lat: lat, lng: lng)
-        guard let key = TileKey(center: center, radius: Double(Self.radius)),
-            case .tile(let tile, _) = await places.lookup(key, center: center, deadline: deadline)
-        else { return [] }
-        let kept = PlaceRanking.rank(tile.places.filter { !PlaceRanking.isExcluded($0) }, limit: Self.maxBrands)
-        return kept.map { place in
-            Brand(
-                name: place.joinName, kind: place.types.first ?? "business",
-                ticker: BrandMatcher.shared.matchAny([place.joinName, place.name]).flatMap { $0.entry.isPublic ? $0.entry.ticker : nil })
-        }
+        let ranked = await places.ranked(lat: lat, lng: lng, radius: Self.radius, limit: Self.maxBrands, deadline: deadline)
+        return (ranked ?? []).map { Brand(name: $0.place.joinName, kind: $0.place.types.first ?? "business", ticker: $0.listing?.ticker) }
     }
 
     /// Exa snippets per bucket, only with a key and a city or neighbourhood; whatever arrived within 4 s.

@@ -7,12 +7,13 @@ import Postgres
 import Runtime
 import ServiceKit
 
-/// The movement scheduler's local-brief branch (CONTRACT.md §i.10), per device and never per account: the newest
-/// fix of each device (from PushDispatcher's heartbeats) and its own anchor in `briefs.device_movement`. The
-/// hourly scan expands into one command per device whose fix is fresh (≤ 6 h) and opted into `local_brief`; a
-/// device moved when it has no anchor or is ≥ 2,000 m from it. It then gets a brief for its fix pushed to that
-/// token only, and its anchor advances only once that push was published. A phone and a sibling tablet of one
-/// account are two rows and never share an anchor.
+/// The movement scheduler (CONTRACT.md §i.10), per device and never per account: the newest fix of each device
+/// (from PushDispatcher's heartbeats) and its own anchors in `briefs.device_movement`. The hourly scan expands into
+/// one command per device whose fix is fresh (≤ 6 h) and opted into `local_brief` or `uncaught_nearby`; a branch's
+/// device moved when it has no anchor of that branch or is ≥ 2,000 m from it. The local-brief branch pushes a brief
+/// for the fix to that token only and advances its anchor only once that push was published; the uncaught branch
+/// (`UncaughtNearby`) advances its own on every decision. A phone and a sibling tablet of one account are two rows
+/// and never share an anchor, a budget or a push.
 struct Movement: Sendable {
     static let threshold = 2_000.0
     static let freshness: TimeInterval = 6 * 3600
@@ -42,8 +43,27 @@ struct Movement: Sendable {
                 """),
     ]
 
+    /// A device with a fresh fix, as the branches need it.
+    struct Device: Sendable {
+        let tokenId: String
+        let userId: String
+        let lat: Double
+        let lng: Double
+        let anchorLat: Double?
+        let anchorLng: Double?
+        /// The device has a decided push not yet published (`Movement.scan` reads it with the device row).
+        let pushUnpublished: Bool
+    }
+
+    /// A branch's outcome and the work to run after the reply (a push to publish), if any.
+    struct Decision: Sendable {
+        let outcome: String
+        let afterReply: (@Sendable () async throws -> Void)?
+    }
+
     let db: PostgresPool
     let local: LocalBriefs
+    let uncaught: UncaughtNearby
     let context: ServiceContext
 
     /// `briefs.device.fix.v1`: keeps the newest fix per device (an older, reordered one changes nothing).
@@ -68,32 +88,52 @@ struct Movement: Sendable {
         return Reply(status: 204, body: [])
     }
 
-    /// `briefs.movement.scan.v1`: the hourly expansion, or one device's local-brief branch.
+    /// `briefs.movement.scan.v1`: the hourly expansion, or one device's branches (local brief, uncaught nearby),
+    /// each deciding on its own anchor; their pushes go out after the reply.
     func scan(_ command: ScanMovementCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         guard let tokenId = command.tokenId else { return .json(202, ["devices": try await expand()]) }
         let rows = try await db.query(
             """
-            SELECT user_id, lat, lng, local_brief_lat, local_brief_lng,
-                   located_at > now() - make_interval(secs => \(Self.freshness)) AS fresh
-            FROM briefs.device_movement
-            WHERE token_id = \(tokenId) AND local_brief AND notifications_enabled
+            SELECT user_id, lat, lng, local_brief, uncaught_nearby, local_brief_lat, local_brief_lng, uncaught_lat,
+                   uncaught_lng, located_at > now() - make_interval(secs => \(Self.freshness)) AS fresh,
+                   EXISTS (SELECT 1 FROM briefs.uncaught_pushes p WHERE p.token_id = d.token_id AND NOT p.published)
+                       AS push_unpublished
+            FROM briefs.device_movement d
+            WHERE token_id = \(tokenId) AND (local_brief OR uncaught_nearby) AND notifications_enabled
             """)
         guard let row = rows.first, let userId = row.string("user_id"), let lat = row.double("lat"),
             let lng = row.double("lng")
         else { return .json(200, ["outcome": "not_opted_in"]) }
         guard row.bool("fresh") == true else { return .json(200, ["outcome": "stale_fix"]) }
-        if let anchorLat = row.double("local_brief_lat"), let anchorLng = row.double("local_brief_lng"),
-            haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold
-        {
-            return .json(200, ["outcome": "not_moved"])
+        let device = Device(
+            tokenId: tokenId, userId: userId, lat: lat, lng: lng, anchorLat: row.double("uncaught_lat"),
+            anchorLng: row.double("uncaught_lng"), pushUnpublished: row.bool("push_unpublished") == true)
+        async let local = row.bool("local_brief") == true
+            ? localBrief(device, anchorLat: row.double("local_brief_lat"), anchorLng: row.double("local_brief_lng"), deadline: deadline)
+            : nil
+        async let uncaught = row.bool("uncaught_nearby") == true ? self.uncaught.decide(device, now: Date(), deadline: deadline) : nil
+        let decisions = (try await local, try await uncaught)
+        let works = [decisions.0?.afterReply, decisions.1?.afterReply].compactMap { $0 }
+        let reply = Reply.json(200, ["localBrief": decisions.0?.outcome ?? "not_opted_in", "uncaughtNearby": decisions.1?.outcome ?? "not_opted_in"])
+        guard !works.isEmpty else { return reply }
+        // Each work is idempotent (the dispatcher's dedupe keys, anchors set to the same fix), so a retry may rerun both.
+        return reply.then { for work in works { try await work() } }
+    }
+
+    /// The local-brief branch: a brief for the fix when the device moved; its push after the reply, and only then
+    /// the anchor.
+    private func localBrief(
+        _ device: Device, anchorLat: Double?, anchorLng: Double?, deadline: ContinuousClock.Instant
+    ) async throws -> Decision {
+        let (tokenId, userId, lat, lng) = (device.tokenId, device.userId, device.lat, device.lng)
+        if let anchorLat, let anchorLng, haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold {
+            return .init(outcome: "not_moved", afterReply: nil)
         }
         let (brief, written) = await local.generate(lat: lat, lng: lng, given: LocalBriefPlace(), deadline: deadline)
-        guard written else { return .json(200, ["outcome": "generation_failed"]) }
-        let push = Self.push(userId: userId, tokenId: tokenId, lat: lat, lng: lng, brief: brief)
-        let body = Array(try JSONEncoder().encode(push))
+        guard written else { return .init(outcome: "generation_failed", afterReply: nil) }
+        let body = Array(try JSONEncoder().encode(Self.push(userId: userId, tokenId: tokenId, lat: lat, lng: lng, brief: brief)))
         let (db, context) = (self.db, self.context)
-        // Published after the reply and retried until acknowledged; only then does the anchor move.
-        return Reply.json(200, ["outcome": "pushed"]).then {
+        return .init(outcome: "pushed") {
             guard await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body) else {
                 throw PushNotDelivered(slot: "local_brief \(tokenId)")
             }
@@ -120,7 +160,7 @@ struct Movement: Sendable {
             dedupe: [PushDedupe(slot: "local_brief:\(tokenId)", key: day)])
     }
 
-    /// One `briefs.movement.scan.v1` per device with a fresh, opted-in fix, keyed by token id, page by page.
+    /// One `briefs.movement.scan.v1` per device with a fresh fix opted into either branch, keyed by token id, page by page.
     private func expand() async throws -> Int {
         var after = ""
         var total = 0
@@ -129,7 +169,7 @@ struct Movement: Sendable {
             let tokens = try await db.query(
                 """
                 SELECT token_id FROM briefs.device_movement
-                WHERE local_brief AND notifications_enabled AND token_id > \(after)
+                WHERE (local_brief OR uncaught_nearby) AND notifications_enabled AND token_id > \(after)
                   AND located_at > now() - make_interval(secs => \(Self.freshness))
                 ORDER BY token_id LIMIT \(Self.pageSize)
                 """

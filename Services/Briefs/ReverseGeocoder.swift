@@ -28,7 +28,7 @@ struct ReverseGeocoder: Sendable {
 
     /// The place at a point, or nil when Nominatim had nothing or did not answer.
     func place(lat: Double, lng: Double) async -> LocalBriefPlace? {
-        let key = String(format: "%.3f,%.3f", lat, lng)
+        let key = Self.key(lat: lat, lng: lng)
         let (http, url) = (self.http, "\(baseURL)/reverse?format=json&" + String(format: "lat=%.6f&lon=%.6f", lat, lng) + "&zoom=16")
         return await cache.value(key, ttl: { $0 == nil ? nil : Self.cacheTTL }) {
             let request = HTTPClientRequest(
@@ -37,6 +37,13 @@ struct ReverseGeocoder: Sendable {
             return Self.parse(response.body)
         }.value
     }
+
+    /// The cached place at a point, without asking Nominatim (nil: not cached).
+    func cachedPlace(lat: Double, lng: Double) async -> LocalBriefPlace? {
+        await cache.get(Self.key(lat: lat, lng: lng)) ?? nil
+    }
+
+    private static func key(lat: Double, lng: Double) -> String { String(format: "%.3f,%.3f", lat, lng) }
 
     private struct Body: Decodable {
         let address: [String: String]?

@@ -15,14 +15,16 @@ import Scheduling
 import ServiceKit
 
 /// The Briefs service: owner of watchlists (schema `briefs`), Mapvest Daily and the watchlist headlines, and of
-/// the scheduled jobs on its topic — the 7 am daily briefs and the 5-minute movers scan. With
+/// the scheduled jobs on its topic — the 7 am daily briefs, the 5-minute movers scan, the hourly movement scan and
+/// the quarter-hourly find-evolution scan; it keeps a read model of Identify's finds from `find.recorded` events. With
 /// `ENABLE_PUSH_SCHEDULER=1` it also publishes those commands itself, each slot once across replicas.
 await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let env = context.environment
     let logger = context.logger
     let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
-    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations)
+    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations
+        + FindsReadModel.migrations + UncaughtNearby.migrations + FindEvolution.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
@@ -40,13 +42,14 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         writer: DailyBriefWriter(market: market, openRouter: openRouter, jev: jev), store: store,
         claims: claims, redis: redis, context: context)
     let scheduled = ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context)
+    let nearby = NearbyPlaces(
+        places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger))
+    let geocoder = ReverseGeocoder(
+        baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger)
     let local = LocalBriefs(
-        writer: LocalBriefWriter(
-            places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger),
-            exa: exa, openRouter: openRouter),
-        geocoder: ReverseGeocoder(
-            baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger),
-        redis: redis, logger: logger)
+        writer: LocalBriefWriter(places: nearby, exa: exa, openRouter: openRouter), geocoder: geocoder, redis: redis,
+        logger: logger)
+    let finds = FindsReadModel(db: db)
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
             store: store,
@@ -62,12 +65,22 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         backtest: BacktestCommands(store: store, market: market),
         memos: TickerMemos(
             db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context),
-        local: local, saved: SavedLocalBriefs(db: db), movement: Movement(db: db, local: local, context: context))
+        local: local, saved: SavedLocalBriefs(db: db),
+        movement: Movement(
+            db: db, local: local,
+            uncaught: UncaughtNearby(db: db, finds: finds, watchlists: store, nearby: nearby, market: market, context: context),
+            context: context),
+        evolution: FindEvolution(
+            db: db, finds: finds, market: market, geocoder: geocoder, claims: claims, scheduled: scheduled, context: context))
 
     var parts: [any Service] = [
         try CommandRunner(
             configuration: context.kafka, service: .briefs, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle),
+        // Briefs' read model of Identify's finds, in its own consumer group.
+        try FindsRecordedConsumer(
+            configuration: context.kafka, groupId: FindsReadModel.groupId, metricsPrefix: "briefs_finds_read_model",
+            logger: logger, apply: finds.record),
     ]
     if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
         let zoneName = env.get("SCHEDULER_TIME_ZONE", default: "UTC")

@@ -52,7 +52,9 @@ public struct IdentifyCompletedEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// `mapvest.find.recorded` (schema 1): a find entered a user's journal. Nearby builds its seen/captured read model from it.
+/// `mapvest.find.recorded` (schema 1): a find entered a user's journal. Nearby builds its seen/captured read model from
+/// it, Briefs its finds read model (uncaught-nearby ownership, find evolution). `foundPrice` (the quote at catch time,
+/// when one arrived) was added compatibly: older events simply lack it.
 public struct FindRecordedEvent: Codable, Sendable, Equatable {
     public static let type = "mapvest.find.recorded"
     public static let schemaVersion = 1
@@ -64,10 +66,11 @@ public struct FindRecordedEvent: Codable, Sendable, Equatable {
     public var isPublic: Bool?
     public var geohash6: String?
     public var createdAt: String
+    public var foundPrice: Double?
 
     public init(
         findId: String, userId: String, brand: String, ticker: String?, comparable: String?, isPublic: Bool?,
-        geohash6: String?, createdAt: String
+        geohash6: String?, createdAt: String, foundPrice: Double? = nil
     ) {
         self.findId = findId
         self.userId = userId
@@ -77,5 +80,6 @@ public struct FindRecordedEvent: Codable, Sendable, Equatable {
         self.isPublic = isPublic
         self.geohash6 = geohash6
         self.createdAt = createdAt
+        self.foundPrice = foundPrice
     }
 }

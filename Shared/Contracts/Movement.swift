@@ -32,9 +32,19 @@ public struct DeviceFixCommand: Codable, Sendable, Equatable {
 }
 
 /// "Scan devices that moved" (`briefs.movement.scan.v1`): hourly from the scheduler without `tokenId` (expanded
-/// into one command per device with a fresh fix, keyed by token id); with it, that device's local-brief branch.
+/// into one command per device with a fresh fix, keyed by token id); with it, that device's local-brief and
+/// uncaught-nearby branches.
 public struct ScanMovementCommand: Codable, Sendable, Equatable {
     public static let name = "briefs.movement.scan.v1"
     public var tokenId: String?
     public init(tokenId: String? = nil) { self.tokenId = tokenId }
+}
+
+/// "Check finds for evolution" (`briefs.find_evolution.scan.v1`, CONTRACT.md §i.9): every 15 minutes at minute ≡ 7
+/// from the scheduler without `userId` (expanded into one command per user with priced finds, keyed by user id);
+/// with it, that user's finds. Outside producers may publish either.
+public struct ScanFindEvolutionCommand: Codable, Sendable, Equatable {
+    public static let name = "briefs.find_evolution.scan.v1"
+    public var userId: String?
+    public init(userId: String? = nil) { self.userId = userId }
 }

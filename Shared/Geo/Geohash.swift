@@ -43,6 +43,29 @@ public enum Geohash {
         }
         return out
     }
+
+    /// The centre of a geohash's cell, or nil when it holds a character outside the alphabet.
+    public static func center(_ hash: String) -> (lat: Double, lng: Double)? {
+        var latRange = (-90.0, 90.0)
+        var lngRange = (-180.0, 180.0)
+        var even = true
+        for ch in hash.lowercased() {
+            guard let value = alphabet.firstIndex(of: ch) else { return nil }
+            for bit in (0..<5).reversed() {
+                let on = value >> bit & 1 == 1
+                if even {
+                    let mid = (lngRange.0 + lngRange.1) / 2
+                    if on { lngRange.0 = mid } else { lngRange.1 = mid }
+                } else {
+                    let mid = (latRange.0 + latRange.1) / 2
+                    if on { latRange.0 = mid } else { latRange.1 = mid }
+                }
+                even.toggle()
+            }
+        }
+        guard !hash.isEmpty else { return nil }
+        return ((latRange.0 + latRange.1) / 2, (lngRange.0 + lngRange.1) / 2)
+    }
 }
 
 /// Great-circle distance in metres.

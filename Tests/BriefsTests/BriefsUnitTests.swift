@@ -46,6 +46,7 @@ import Testing
         let jobs = BriefsSchedule.jobs(dailyAt: "07:00")
         #expect(jobs.first { $0.job == "briefs.movers" }?.schedule == .minutes(every: 5, offset: 0))
         #expect(jobs.first { $0.job == "briefs.movement" }?.schedule == .minutes(every: 60, offset: 0))
+        #expect(jobs.first { $0.job == "briefs.find_evolution" }?.schedule == .minutes(every: 15, offset: 7))
 
         let brief = DailyBrief(headline: String(repeating: "h", count: 300), body: "b", generatedAt: "2026-12-01T07:00:00.000Z")
         let daily = DailyBriefs.pushRequest(userId: "u1", brief: brief, day: "20261201")

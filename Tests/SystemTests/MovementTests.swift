@@ -18,12 +18,7 @@ extension SystemTests {
             let knobs = LocalBriefFakes.Knobs()
             let fakes = try LocalBriefFakes.upstreams(knobs)
             let briefs = try await ServiceProcess.start("Briefs", extra: fakes.env)
-            let push = try await ServiceProcess.start(
-                "PushDispatcher",
-                extra: [
-                    "PUSH_ROLES": "commands", "PUSH_SCHEMA": "push_move_\(UInt32.random(in: 0...UInt32.max))",
-                    "EXPO_BASE_URL": "http://127.0.0.1:1", "ENABLE_PUSH_SCHEDULER": "1",
-                ])
+            let push = try await Devices.dispatcher(schema: "push_move")
             let gateway = try await GatewayProcess.start(instance: "test-move-\(UInt16.random(in: 0...9999))")
             defer {
                 briefs.kill()
@@ -38,17 +33,7 @@ extension SystemTests {
             let producer = try KafkaProducer.make(
                 configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
 
-            func register() async throws -> String {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < deadline {
-                    let response = try await SystemClient.send(
-                        gateway, "POST", "/v1/push/register",
-                        json: "{\"token\":\"ExponentPushToken[move\(UInt64.random(in: 0...UInt64.max))]\",\"platform\":\"ios\"}", headers: auth)
-                    if response.status == 200, let id = SystemClient.json(response)["id"] as? String { return id }
-                    try await Task.sleep(for: .milliseconds(300))
-                }
-                throw Failure("push register did not answer")
-            }
+            func register() async throws -> String { try await Devices.register(gateway, auth: auth) }
             /// A heartbeat, and the wait until Briefs holds that fix.
             func heartbeat(_ tokenId: String, lat: Double, lng: Double, age: TimeInterval = 0) async throws {
                 let at = Timestamp.iso8601(Date().addingTimeInterval(-age))

@@ -46,7 +46,7 @@ struct FindsCommands: Sendable {
             type: FindRecordedEvent.type, schemaVersion: FindRecordedEvent.schemaVersion, key: userId,
             data: FindRecordedEvent(
                 findId: find.id, userId: userId, brand: find.brand, ticker: find.ticker, comparable: find.comparable,
-                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt),
+                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt, foundPrice: find.foundPrice),
             deadline: deadline)
     }
 }

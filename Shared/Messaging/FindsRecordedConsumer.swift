@@ -3,28 +3,29 @@ import Foundation
 import Kafka
 import Runtime
 
-/// Feeds `CapturesStore` from `mapvest.find.recorded` events on `mapvest.events.v1`, in Nearby's own consumer group
-/// (`mapvest.nearby.read-model`), so the read model keeps up whatever else reads the events. Other event types
-/// are skipped. A write that fails is retried with back-off (100 ms doubling to 5 s) for as long as it takes: the
+/// Feeds a read model (Nearby's captures, Briefs' finds) from `mapvest.find.recorded` events on
+/// `mapvest.events.v1`, in the reader's own consumer group (Nearby's is `mapvest.nearby.read-model`), so each read
+/// model keeps up whatever else reads the events. Other event types are skipped. A write that fails is retried with back-off (100 ms doubling to 5 s) for as long as it takes: the
 /// event's offset is not committed meanwhile, so the consumer never moves past an event it could not apply; at its
 /// in-flight cap it stops fetching, and it resumes from the held event when the store returns (or, after a restart,
 /// from the last committed offset). Writes are idempotent by find id.
 public final class FindsRecordedConsumer: Service {
-    public static let groupId = "mapvest.nearby.read-model"
-
     public let name: String
     private let consumer: KafkaGroupConsumer
 
+    /// A consumer in `groupId` that hands each event to `apply` (idempotent by find id), under the same rules; its
+    /// counters are `<metricsPrefix>_retries_total` and `<metricsPrefix>_recorded_total`.
     public init(
-        configuration: KafkaConfiguration, store: CapturesStore, logger: Logger, topic: String = Topics.events,
-        groupId: String = FindsRecordedConsumer.groupId, maxInFlight: Int = 16
+        configuration: KafkaConfiguration, groupId: String, metricsPrefix: String, logger: Logger,
+        topic: String = Topics.events, maxInFlight: Int = 16,
+        apply: @escaping @Sendable (FindRecordedEvent) async throws -> Void
     ) throws {
         name = "finds-recorded.\(groupId)"
         consumer = try KafkaGroupConsumer.make(configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
         let retries = MetricsRegistry.shared.counter(
-            "nearby_read_model_retries_total", help: "failed find.recorded writes to the read model (retried; offset held)")
+            "\(metricsPrefix)_retries_total", help: "failed find.recorded writes to the read model (retried; offset held)")
         let recorded = MetricsRegistry.shared.counter(
-            "nearby_read_model_recorded_total", help: "find.recorded events applied to the read model")
+            "\(metricsPrefix)_recorded_total", help: "find.recorded events applied to the read model")
         consumer.setHandler(maxInFlight: maxInFlight) { message in
             guard let event = Self.decode(message.value) else { return }
             do {
@@ -36,7 +37,7 @@ public final class FindsRecordedConsumer: Service {
                             "read model write failed; retrying, offset held",
                             ["find.id": .string(event.findId), "attempt": .int(attempt), "error": "\(error)"])
                     }
-                ) { try await store.record(event) }
+                ) { try await apply(event) }
                 recorded.increment()
             } catch {
                 // Only cancellation ends the loop; the offset stays uncommitted and the event is read again.
