@@ -56,9 +56,9 @@ public final class RequestReplyClient: Service {
         self.statistics = statistics
     }
 
-    /// Creates this instance's reply topic if missing, positions its reader at the end and starts dispatching
-    /// replies. `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
-    /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
+    /// Creates this instance's reply topic if missing and positions its reader at the end; `run()` dispatches the
+    /// replies (a request made before `run()` starts waits for it). `instanceId` should be stable per replica
+    /// (characters outside `[A-Za-z0-9._-]` become `-`). `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
         queueTarget: Duration = .milliseconds(25), logger: Logger
@@ -79,22 +79,6 @@ public final class RequestReplyClient: Service {
         }
         let waiters = ReplyWaiters()
         let statistics = Statistics()
-        let messages = reader.messages
-        // Dispatch replies until the reader closes. Holds no reference to the client.
-        Task { [waiters, statistics, logger] in
-            for await message in messages {
-                guard let drop = waiters.deliver(message, correlationId: message.header(MessageHeaders.correlationId))
-                else { continue }
-                statistics.count(drop)
-                MessagingMetrics.repliesDropped(drop.rawValue).increment()
-                logger.debug(
-                    "reply dropped",
-                    [
-                        "reason": .string(drop.rawValue),
-                        "correlation.id": .string(message.header(MessageHeaders.correlationId) ?? ""),
-                    ])
-            }
-        }
         // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
         producer.onAvailabilityChange { [weak waiters] available in
             if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
@@ -223,7 +207,22 @@ public final class RequestReplyClient: Service {
     /// Replies dropped by this instance so far.
     public var droppedReplies: DroppedReplies { statistics.snapshot }
 
+    /// Dispatches replies to their waiters until `shutdown()` closes the reader and returns when the shutdown is
+    /// done. A reader that stops on its own ends `run()` at once (the service group then stops the binary).
     public func run() async throws {
+        for await message in reader.messages {
+            let correlationId = message.header(MessageHeaders.correlationId)
+            guard let drop = waiters.deliver(message, correlationId: correlationId) else { continue }
+            statistics.count(drop)
+            MessagingMetrics.repliesDropped(drop.rawValue).increment()
+            logger.debug(
+                "reply dropped", ["reason": .string(drop.rawValue), "correlation.id": .string(correlationId ?? "")])
+        }
+        guard closing.load(ordering: .acquiring) else {
+            waiters.close()
+            logger.error("reply reader stopped")
+            return
+        }
         await stopped.wait()
     }
 

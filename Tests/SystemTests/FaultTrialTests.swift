@@ -179,6 +179,7 @@ extension SystemTests {
             let client = try await RequestReplyClient.make(
                 configuration: kafka, instanceId: TestEnvironment.uniqueName("trial-gw"), producer: producer,
                 maxInFlight: 4, logger: logger)
+            let replies = Task { try await client.run() }
             let command = IdentifyPhotoCommand(
                 photoKey: "mapvest:photo:\(UUID().uuidString)", photoContentType: "image/jpeg", photoBytes: 10,
                 hint: "Starbucks", location: nil, roi: nil, userId: nil, deviceId: "trial")
@@ -190,6 +191,7 @@ extension SystemTests {
             #expect(reply.status == 503)
             #expect(String(decoding: reply.body, as: UTF8.self) == #"{"error":"photo expired, retry"}"#)
             await client.shutdown()
+            try await replies.value
         }
 
         @Test func redisRestartDuringIdentifyGivesOnly503sAnd200sWithAnswers() async throws {
