@@ -227,7 +227,9 @@ final class ServerCore: Sendable {
             if forcing { stream.finish() }
         }
         let framing = ResponseFraming(response, closing: close || draining.load(ordering: .relaxed))
-        for name in framing.invalid { logger.warning("invalid response header dropped", ["http.header": .string(name)]) }
+        for name in framing.invalid {
+            logger.warning("invalid response header dropped", ["http.header": .string(name)])
+        }
         for header in framing.headers { mhdResponse.add(header.name, header.value) }
         let result = MHD_queue_response(ctx.connection, UInt32(framing.status), mhdResponse.raw)
         statusCounters[framing.status / 100 - 2].increment()

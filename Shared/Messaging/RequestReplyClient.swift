@@ -257,7 +257,9 @@ public final class RequestReplyClient: Service {
         return Reply(status: status, body: message.value, headers: headers)
     }
 
-    package static func sanitize(_ instanceId: String) -> String {
+    /// `instanceId` as it appears in the reply topic's name: Kafka topic names allow `[a-zA-Z0-9._-]`, so every
+    /// other character becomes `-`; at most 180 characters; `default` when empty.
+    public static func sanitize(_ instanceId: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         let cleaned = String(instanceId.map { allowed.contains($0) ? $0 : "-" }.prefix(180))
         return cleaned.isEmpty ? "default" : cleaned

@@ -146,7 +146,8 @@ struct RequestLifecycleTests {
         _ = lifecycle.call(upload: [UInt8](repeating: 1, count: 5), outcome: nil)
         #expect(lifecycle.phase == .discarding)
         // One byte past the limit so far; the discard limit counts from there.
-        #expect(lifecycle.call(upload: [UInt8](repeating: 1, count: Self.discardLimit - 1), outcome: nil).kind == .consume)
+        #expect(
+            lifecycle.call(upload: [UInt8](repeating: 1, count: Self.discardLimit - 1), outcome: nil).kind == .consume)
         guard case .abort(.oversizedUpload) = lifecycle.call(upload: [UInt8](repeating: 1, count: 1), outcome: nil)
         else {
             Issue.record("past the discard limit the connection must be closed without an answer")

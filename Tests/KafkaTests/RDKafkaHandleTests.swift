@@ -1,7 +1,8 @@
 import CRdKafka
-@testable import Kafka
 import Runtime
 import Testing
+
+@testable import Kafka
 
 /// `rd_kafka_destroy` joins librdkafka's threads, so it must never run on the cooperative pool: `RDKafkaHandle`
 /// destroys on the dedicated thread that drops it, or hands the destruction to a new one (a precondition in

@@ -181,7 +181,7 @@ extension SystemTests {
                 maxInFlight: 4, logger: logger)
             let replies = Task { try await client.run() }
             let command = IdentifyPhotoCommand(
-                photoKey: "mapvest:photo:\(UUID().uuidString)", photoContentType: "image/jpeg", photoBytes: 10,
+                photoKey: IdentifyPhotoCommand.photoKeyPrefix + UUID().uuidString, photoContentType: "image/jpeg", photoBytes: 10,
                 hint: "Starbucks", location: nil, roi: nil, userId: nil, deviceId: "trial")
             let reply = try await client.request(
                 OutgoingCommand(
