@@ -19,10 +19,10 @@ public final class MarketDataClient: Sendable {
     public let configuration: MarketDataConfiguration
     private let http: HTTPClient
     private let logger: Logger
-    private let quotes: SingleFlightCache<Quote?>
-    private let histories: SingleFlightCache<PriceHistory?>
-    private let headlines: SingleFlightCache<[NewsItem]?>
-    private let ratioRows: SingleFlightCache<FinancialRatios?>
+    private let quotes: SingleFlightCache<String, Quote?>
+    private let histories: SingleFlightCache<String, PriceHistory?>
+    private let headlines: SingleFlightCache<String, [NewsItem]?>
+    private let ratioRows: SingleFlightCache<String, FinancialRatios?>
     private let reportedMassiveUnusable = Atomic<Bool>(false)
 
     public init(
