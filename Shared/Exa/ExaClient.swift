@@ -98,7 +98,7 @@ public struct ExaClient: Sendable {
 
     public init(
         baseURL: String = ExaClient.defaultBaseURL, apiKey: String?, timeout: Duration = .seconds(10),
-        http: HTTPClient = .shared, logger: Logger = Logger(label: "exa")
+        http: HTTPClient = .shared, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -109,7 +109,7 @@ public struct ExaClient: Sendable {
 
     /// `EXA_BASE_URL` (default https://api.exa.ai) and `EXA_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "exa")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> ExaClient {
         ExaClient(
             baseURL: env.get("EXA_BASE_URL", default: defaultBaseURL), apiKey: env.get("EXA_API_KEY"), http: http,

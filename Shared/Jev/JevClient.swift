@@ -30,7 +30,7 @@ public struct JevClient: Sendable {
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: @escaping @Sendable () -> String?,
         attemptTimeout: Duration = .seconds(8), maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250),
-        http: HTTPClient = .shared, logger: Logger = Logger(label: "jev")
+        http: HTTPClient = .shared, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -45,7 +45,7 @@ public struct JevClient: Sendable {
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: String?, attemptTimeout: Duration = .seconds(8),
         maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250), http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "jev")
+        logger: Logger
     ) {
         self.init(
             baseURL: baseURL, apiKey: { apiKey }, attemptTimeout: attemptTimeout, maxAttempts: maxAttempts,
@@ -54,7 +54,7 @@ public struct JevClient: Sendable {
 
     /// `JEV_BASE_URL` (default https://api.typesafe.ai); `JEV_API_KEY` read from `env` at each call.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "jev")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> JevClient {
         JevClient(
             baseURL: env.get("JEV_BASE_URL", default: defaultBaseURL), apiKey: { env.get("JEV_API_KEY") },

@@ -27,7 +27,7 @@ public final class MarketDataClient: Sendable {
 
     public init(
         configuration: MarketDataConfiguration, http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "market-data")
+        logger: Logger
     ) {
         self.configuration = configuration
         self.http = http
@@ -40,7 +40,7 @@ public final class MarketDataClient: Sendable {
 
     /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "market-data")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> MarketDataClient {
         MarketDataClient(configuration: .fromEnvironment(env), http: http, logger: logger)
     }

@@ -22,7 +22,7 @@ public struct OpenRouterClient: Sendable {
 
     public init(
         baseURL: String = OpenRouterClient.defaultBaseURL, apiKey: String?, http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "openrouter")
+        logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -32,7 +32,7 @@ public struct OpenRouterClient: Sendable {
 
     /// `OPENROUTER_BASE_URL` (default https://openrouter.ai/api/v1) and `OPENROUTER_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "openrouter")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> OpenRouterClient {
         OpenRouterClient(
             baseURL: env.get("OPENROUTER_BASE_URL", default: defaultBaseURL), apiKey: env.get("OPENROUTER_API_KEY"),
