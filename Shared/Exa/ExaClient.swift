@@ -225,7 +225,7 @@ public struct ExaClient: Sendable {
 
     private static func count(path: String, _ status: ExaStatus) {
         MetricsRegistry.shared.counter(
-            "exa_requests_total", help: "Exa calls by endpoint and outcome",
+            MetricNames.exaRequests, help: "Exa calls by endpoint and outcome",
             labels: ["endpoint": path, "outcome": status.label]
         ).increment()
     }

@@ -221,7 +221,7 @@ public final class MarketDataClient: Sendable {
             }
         }
         MetricsRegistry.shared.counter(
-            "market_data_requests_total", help: "Market data upstream requests",
+            MetricNames.marketDataRequests, help: "Market data upstream requests",
             labels: ["provider": provider.rawValue, "kind": kind, "outcome": outcome]
         ).increment()
         if body == nil {

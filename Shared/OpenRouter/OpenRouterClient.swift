@@ -153,7 +153,7 @@ public struct OpenRouterClient: Sendable {
 
     private func record(model: String, feature: String, outcome: String, elapsed: Duration, usage: ChatUsage?) {
         MetricsRegistry.shared.counter(
-            "openrouter_requests_total", help: "OpenRouter chat requests by model and outcome",
+            MetricNames.openRouterRequests, help: "OpenRouter chat requests by model and outcome",
             labels: ["model": model, "outcome": outcome]
         ).increment()
         var fields: [String: LogValue] = [
@@ -170,17 +170,17 @@ public struct OpenRouterClient: Sendable {
                 // OpenRouter reports credits in USD; out-of-range values are not counted.
                 if cost.isFinite, (0...1_000).contains(cost) {
                     registry.counter(
-                        "openrouter_cost_microusd_total", help: "OpenRouter-reported cost by model, in micro-USD",
+                        MetricNames.openRouterCostMicroUSD, help: "OpenRouter-reported cost by model, in micro-USD",
                         labels: ["model": model]
                     ).increment(by: Int64((cost * 1_000_000).rounded()))
                 }
             }
             registry.counter(
-                "openrouter_tokens_total", help: "OpenRouter tokens by model and kind",
+                MetricNames.openRouterTokens, help: "OpenRouter tokens by model and kind",
                 labels: ["model": model, "kind": "prompt"]
             ).increment(by: Int64(usage.promptTokens))
             registry.counter(
-                "openrouter_tokens_total", help: "OpenRouter tokens by model and kind",
+                MetricNames.openRouterTokens, help: "OpenRouter tokens by model and kind",
                 labels: ["model": model, "kind": "completion"]
             ).increment(by: Int64(usage.completionTokens))
         }

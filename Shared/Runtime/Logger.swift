@@ -122,10 +122,10 @@ public struct Logger: Sendable {
     }
 
     private static let suppressedWarnings = MetricsRegistry.shared.counter(
-        "log_lines_suppressed_total", help: "Repeated warning and error lines not written (rate-limited).",
+        MetricNames.logLinesSuppressed, help: "Repeated warning and error lines not written (rate-limited).",
         labels: ["level": "warning"])
     private static let suppressedErrors = MetricsRegistry.shared.counter(
-        "log_lines_suppressed_total", help: "Repeated warning and error lines not written (rate-limited).",
+        MetricNames.logLinesSuppressed, help: "Repeated warning and error lines not written (rate-limited).",
         labels: ["level": "error"])
 
     private static func suppressedCounter(_ level: Level) -> Counter {
