@@ -63,7 +63,7 @@ struct PhotoIdentifier: Sendable {
                 lines = try await ocr.recognize(photo).lines.compactMap { TextScrubber.clean($0) }
                 ocrRan = true
             } catch {
-                logger.info("ocr read nothing", ["error": "\(error)"])
+                logger.info("ocr read nothing", [LogKeys.error: "\(error)"])
             }
         }
         let visible = Array(lines.prefix(40))

@@ -174,7 +174,7 @@ public struct ExaClient: Sendable {
     ) async -> Result<Response, ExaFailure> {
         guard let apiKey else {
             Self.count(path: path, .noAPIKey)
-            logger.debug("exa call skipped: EXA_API_KEY is not set", ["exa.path": .string(path)])
+            logger.debug("exa call skipped: EXA_API_KEY is not set", [LogKeys.exaPath: .string(path)])
             return .failure(ExaFailure(.noAPIKey))
         }
         let start = ContinuousClock.now
@@ -186,10 +186,10 @@ public struct ExaClient: Sendable {
         }
         Self.count(path: path, status)
         var fields: [String: LogValue] = [
-            "exa.path": .string(path), "exa.outcome": .string(status.label),
-            "duration_ms": .int(Int((ContinuousClock.now - start).inMilliseconds)),
+            LogKeys.exaPath: .string(path), LogKeys.exaOutcome: .string(status.label),
+            LogKeys.durationMs: .int(Int((ContinuousClock.now - start).inMilliseconds)),
         ]
-        if case .httpError(let code) = status { fields["http.status"] = .int(code) }
+        if case .httpError(let code) = status { fields[LogKeys.httpStatus] = .int(code) }
         if status == .ok {
             logger.debug("exa call", fields)
         } else {

@@ -106,7 +106,7 @@ final class ServerCore: Sendable {
         case .abort(let reason):
             // Never the path in logs: it may hold token ids.
             if reason == .oversizedUpload {
-                logger.debug("oversized upload aborted", ["http.method": .string(ctx.lifecycle.head?.method ?? "")])
+                logger.debug("oversized upload aborted", [LogKeys.httpMethod: .string(ctx.lifecycle.head?.method ?? "")])
             }
             return .NO  // closes the connection without an answer
         }
@@ -228,7 +228,7 @@ final class ServerCore: Sendable {
         }
         let framing = ResponseFraming(response, closing: close || draining.load(ordering: .relaxed))
         for name in framing.invalid {
-            logger.warning("invalid response header dropped", ["http.header": .string(name)])
+            logger.warning("invalid response header dropped", [LogKeys.httpHeader: .string(name)])
         }
         for header in framing.headers { mhdResponse.add(header.name, header.value) }
         let result = MHD_queue_response(ctx.connection, UInt32(framing.status), mhdResponse.raw)

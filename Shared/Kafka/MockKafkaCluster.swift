@@ -22,7 +22,7 @@ public final class MockKafkaCluster: Sendable {
     }
 
     public static func make(brokers: Int32, logger: Logger) throws -> MockKafkaCluster {
-        let logger = logger.with(["kafka.client": "mock-cluster"])
+        let logger = logger.with([LogKeys.kafkaClient: "mock-cluster"])
         // The host client never connects anywhere; it only owns the mock's threads.
         let host = try RDKafkaHandle.make(
             kind: RD_KAFKA_PRODUCER, properties: ["log_level": "4"], context: CallbackContext(logger: logger))

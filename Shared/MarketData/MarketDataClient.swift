@@ -128,7 +128,7 @@ public final class MarketDataClient: Sendable {
         let fallback = configuration.fallback == .yahoo ? "yahoo" : "none"
         logger.warning(
             "market data: Massive is configured but MASSIVE_API_KEY is not set; Massive is skipped",
-            ["market.primary": .string(configuration.primary.rawValue), "market.fallback": .string(fallback)])
+            [LogKeys.marketPrimary: .string(configuration.primary.rawValue), LogKeys.marketFallback: .string(fallback)])
     }
 
     private func fetchQuote(_ sym: String) async -> Quote? {
@@ -226,11 +226,11 @@ public final class MarketDataClient: Sendable {
         ).increment()
         if body == nil {
             var fields: [String: LogValue] = [
-                "market.provider": .string(provider.rawValue), "market.kind": .string(kind),
-                "market.outcome": .string(outcome),
-                "duration_ms": .int(Int((ContinuousClock.now - start).inMilliseconds)),
+                LogKeys.marketProvider: .string(provider.rawValue), LogKeys.marketKind: .string(kind),
+                LogKeys.marketOutcome: .string(outcome),
+                LogKeys.durationMs: .int(Int((ContinuousClock.now - start).inMilliseconds)),
             ]
-            if let status { fields["http.status"] = .int(status) }
+            if let status { fields[LogKeys.httpStatus] = .int(status) }
             logger.warning("market data request failed", fields)
         }
         return body

@@ -64,7 +64,7 @@ public final class RequestReplyClient: Service {
         queueTarget: Duration = .milliseconds(25), logger: Logger
     ) async throws -> RequestReplyClient {
         let replyTopic = Topics.replies(gatewayInstance: sanitize(instanceId))
-        let logger = logger.with(["kafka.reply_topic": .string(replyTopic)])
+        let logger = logger.with([LogKeys.kafkaReplyTopic: .string(replyTopic)])
         try await KafkaAdmin.ensureTopics(
             configuration: configuration,
             specs: [KafkaAdmin.TopicSpec(name: replyTopic, partitions: 1, configs: ["retention.ms": "3600000"])],
@@ -83,7 +83,7 @@ public final class RequestReplyClient: Service {
         producer.onAvailabilityChange { [weak waiters] available in
             if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
         }
-        logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
+        logger.info("request/reply client ready", [LogKeys.kafkaOffset: .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
             maxInFlight: max(1, maxInFlight), admission: Admission(target: queueTarget, maximum: max(1, maxInFlight)),
@@ -155,8 +155,8 @@ public final class RequestReplyClient: Service {
             logger.warning(
                 "command not enqueued",
                 [
-                    "kafka.topic": .string(topic), "request.id": .string(command.requestId),
-                    "error": .string(error.description),
+                    LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId),
+                    LogKeys.error: .string(error.description),
                 ])
             throw .unavailable(error.description)
         }
@@ -193,7 +193,7 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
             logger.warning(
                 "command not delivered",
-                ["kafka.topic": .string(topic), "request.id": .string(command.requestId), "error": .string(reason)])
+                [LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId), LogKeys.error: .string(reason)])
             throw .unavailable(reason)
         case .closed:
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
@@ -216,7 +216,7 @@ public final class RequestReplyClient: Service {
             statistics.count(drop)
             MessagingMetrics.repliesDropped(drop.rawValue).increment()
             logger.debug(
-                "reply dropped", ["reason": .string(drop.rawValue), "correlation.id": .string(correlationId ?? "")])
+                "reply dropped", [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
         }
         guard closing.load(ordering: .acquiring) else {
             waiters.close()
@@ -246,7 +246,7 @@ public final class RequestReplyClient: Service {
     package static func reply(from message: KafkaMessage, logger: Logger) -> Reply {
         guard let status = message.header(MessageHeaders.status).flatMap({ Int($0) }), (100...599).contains(status)
         else {
-            logger.error("reply without a valid status", ["kafka.offset": .int(Int(message.offset))])
+            logger.error("reply without a valid status", [LogKeys.kafkaOffset: .int(Int(message.offset))])
             return .error(500, "internal error")
         }
         var headers: [(String, String)] = []

@@ -65,7 +65,7 @@ public struct OpenRouterClient: Sendable {
     ) async -> ChatJSONOutcome<T> {
         guard let apiKey else {
             logger.debug(
-                "openrouter call skipped: OPENROUTER_API_KEY is not set", ["openrouter.feature": .string(feature)])
+                "openrouter call skipped: OPENROUTER_API_KEY is not set", [LogKeys.openrouterFeature: .string(feature)])
             return .noAPIKey
         }
         var failures: [ChatModelFailure] = []
@@ -106,8 +106,8 @@ public struct OpenRouterClient: Sendable {
         logger.warning(
             "openrouter cascade failed",
             [
-                "openrouter.feature": .string(feature),
-                "openrouter.failures": .string(failures.map(\.description).joined(separator: ", ")),
+                LogKeys.openrouterFeature: .string(feature),
+                LogKeys.openrouterFailures: .string(failures.map(\.description).joined(separator: ", ")),
             ])
         return .allModelsFailed(failures)
     }
@@ -157,16 +157,16 @@ public struct OpenRouterClient: Sendable {
             labels: ["model": model, "outcome": outcome]
         ).increment()
         var fields: [String: LogValue] = [
-            "openrouter.model": .string(model), "openrouter.feature": .string(feature),
-            "openrouter.outcome": .string(outcome), "duration_ms": .int(Int(elapsed.inMilliseconds)),
+            LogKeys.openrouterModel: .string(model), LogKeys.openrouterFeature: .string(feature),
+            LogKeys.openrouterOutcome: .string(outcome), LogKeys.durationMs: .int(Int(elapsed.inMilliseconds)),
         ]
         if let usage {
-            fields["tokens.prompt"] = .int(usage.promptTokens)
-            fields["tokens.completion"] = .int(usage.completionTokens)
-            fields["tokens.total"] = .int(usage.totalTokens)
+            fields[LogKeys.tokensPrompt] = .int(usage.promptTokens)
+            fields[LogKeys.tokensCompletion] = .int(usage.completionTokens)
+            fields[LogKeys.tokensTotal] = .int(usage.totalTokens)
             let registry = MetricsRegistry.shared
             if let cost = usage.cost {
-                fields["cost.credits"] = .double(cost)
+                fields[LogKeys.costCredits] = .double(cost)
                 // OpenRouter reports credits in USD; out-of-range values are not counted.
                 if cost.isFinite, (0...1_000).contains(cost) {
                     registry.counter(

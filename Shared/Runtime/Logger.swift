@@ -101,7 +101,7 @@ public struct Logger: Sendable {
                 Self.suppressedCounter(level).increment()
                 return
             }
-            if suppressed > 0 { fields["log.suppressed"] = .int(suppressed) }
+            if suppressed > 0 { fields[LogKeys.logSuppressed] = .int(suppressed) }
         }
         if format == .text {
             let fields = metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key })

@@ -79,7 +79,7 @@ public final class UsageReporter: Service {
                 for (key, delta) in deltas { reported[key, default: 0] += delta }
             }
         } catch {
-            logger.warning("usage report failed; kept for the next flush", ["error": .string("\(error)")])
+            logger.warning("usage report failed; kept for the next flush", [LogKeys.error: .string("\(error)")])
         }
     }
 }

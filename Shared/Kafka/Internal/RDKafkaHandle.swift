@@ -130,7 +130,7 @@ private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CC
             }
         context.logger.log(
             logLevel, text.map { String(cString: $0) } ?? "",
-            ["kafka.facility": .string(facility.map { String(cString: $0) } ?? ""), "source": "librdkafka"])
+            [LogKeys.kafkaFacility: .string(facility.map { String(cString: $0) } ?? ""), LogKeys.source: "librdkafka"])
     }
 
 private let errorCallback:
@@ -152,7 +152,7 @@ private let errorCallback:
             } else {
                 context.logger.log(
                     error.isFatal ? .error : .warning, "kafka client error",
-                    ["error": .string(error.debugDescription)])
+                    [LogKeys.error: .string(error.debugDescription)])
             }
         }
 
