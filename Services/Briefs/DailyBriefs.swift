@@ -43,7 +43,7 @@ struct DailyBriefs: Sendable {
         do {
             found = try await store.listWithEntries(userId: command.userId, listId: command.listId)
         } catch {
-            context.logger.warning("brief: list read failed", ["error": .string("\(error)")])
+            context.logger.warning("brief: list read failed", [LogKeys.error: .string("\(error)")])
             return .json(200, DailyBriefWriter.outage(Date()))
         }
         guard let (list, entries) = found else { return .error(404, "list not found") }

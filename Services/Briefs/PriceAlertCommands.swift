@@ -61,7 +61,7 @@ struct PriceAlertCommands: Sendable {
             let users = try await scheduled.expand(
                 name: ScanPriceAlertsCommand.name, users: { try await store.usersWithActiveAlerts(after: $0, limit: $1) }
             ) { ScanPriceAlertsCommand(userId: $0) }
-            context.logger.info("price alerts scan expanded", ["users": .int(users)])
+            context.logger.info("price alerts scan expanded", [LogKeys.users: .int(users)])
             return Reply.json(202, ["users": users])
         }
         let fired = try await firing(userId: userId)

@@ -25,7 +25,7 @@ struct ScheduledRuns: Sendable {
     func dailyBriefs(_ command: GenerateDailyBriefsCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         guard let userId = command.userId else {
             let users = try await expand(name: GenerateDailyBriefsCommand.name) { GenerateDailyBriefsCommand(userId: $0) }
-            context.logger.info("daily briefs expanded", ["users": .int(users)])
+            context.logger.info("daily briefs expanded", [LogKeys.users: .int(users)])
             return Reply.json(202, ["users": users])
         }
         let ran = try await briefs.morningRun(userId: userId, deadline: deadline)

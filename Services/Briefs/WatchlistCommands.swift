@@ -56,7 +56,7 @@ struct WatchlistCommands: Sendable {
             else { return .error(404, "list not found") }
             return .json(200, Self.summary(entries, updatedAt: now))
         } catch {
-            context.logger.warning("list summary failed", ["error": .string("\(error)")])
+            context.logger.warning("list summary failed", [LogKeys.error: .string("\(error)")])
             return .json(200, WatchListSummary(sectors: [], backtestReady: false, tickerCount: 0, updatedAt: now))
         }
     }

@@ -25,7 +25,7 @@ struct WatchlistHeadlines: Sendable {
         do {
             found = try await store.listWithEntries(userId: command.userId, listId: command.listId)
         } catch {
-            logger.warning("headlines: list read failed", ["error": .string("\(error)")])
+            logger.warning("headlines: list read failed", [LogKeys.error: .string("\(error)")])
             // Never a 500: a failed list read is an empty card, as a failed provider is.
             return .json(
                 200,

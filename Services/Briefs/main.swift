@@ -92,7 +92,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
                 jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")) + PriceAlertCommands.jobs,
                 claims: claims,
                 publisher: context.publisher, timeZone: zone, logger: logger))
-        logger.info("push scheduler on", ["scheduler.time_zone": .string(zoneName)])
+        logger.info("push scheduler on", [LogKeys.schedulerTimeZone: .string(zoneName)])
     }
     return parts
 }

@@ -50,7 +50,7 @@ struct Edge: Sendable {
             authenticated.user = user
             return .success(authenticated)
         } catch {
-            logger.warning("user store unavailable", ["error": "\(error)"])
+            logger.warning("user store unavailable", [LogKeys.error: "\(error)"])
             return .failure(.error(503, "user store unavailable"))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Messaging
 import Postgres
 import Redis
 import Runtime
@@ -54,7 +55,7 @@ struct GatewayConfiguration: Sendable {
         host = env.get("HOST", default: "0.0.0.0")
         httpThreads = max(1, env.get("HTTP_THREADS", default: 2))
         let host = ProcessInfo.processInfo.hostName
-        instanceId = Self.sanitize(env.get("GATEWAY_INSTANCE_ID") ?? "\(host)-\(port)")
+        instanceId = RequestReplyClient.sanitize(env.get("GATEWAY_INSTANCE_ID") ?? "\(host)-\(port)")
         maxInFlight = max(1, env.get("GATEWAY_MAX_IN_FLIGHT", default: 2048))
         queueTarget = env.milliseconds("GATEWAY_QUEUE_TARGET_MS", default: .milliseconds(25))
         redis = RedisSettings(env, defaultPoolSize: 16)
@@ -106,13 +107,6 @@ struct GatewayConfiguration: Sendable {
         guard sessionKey.count >= 32 else {
             throw ConfigurationError(key: "SESSION_SIGNING_KEY", reason: "must be at least 32 bytes")
         }
-    }
-
-    /// Kafka topic names allow `[a-zA-Z0-9._-]`.
-    static func sanitize(_ s: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-        let cleaned = String(s.map { allowed.contains($0) ? $0 : "-" }.prefix(120))
-        return cleaned.isEmpty ? "gateway" : cleaned
     }
 }
 

@@ -135,9 +135,9 @@ struct GatewayHandler: HTTPHandler {
             logger.log(
                 response.status >= 500 ? .warning : .debug, "request",
                 [
-                    "request.id": .string(requestId), "http.method": .string(head.method),
-                    "http.route": .string(template), "http.status": .int(response.status),
-                    "duration.ms": .double(elapsed.inMilliseconds),
+                    LogKeys.requestId: .string(requestId), LogKeys.httpMethod: .string(head.method),
+                    LogKeys.httpRoute: .string(template), LogKeys.httpStatus: .int(response.status),
+                    LogKeys.durationMs: .double(elapsed.inMilliseconds),
                 ])
         }
         return response

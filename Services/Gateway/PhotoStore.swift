@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 import Redis
 
@@ -9,7 +10,7 @@ struct PhotoStore: Sendable {
 
     /// Stores the photo and returns its key.
     func put(_ bytes: [UInt8]) async throws -> String {
-        let key = "mapvest:photo:" + Digest.randomHex(bytes: 16)
+        let key = IdentifyPhotoCommand.photoKeyPrefix + Digest.randomHex(bytes: 16)
         try await redis.set(key, bytes, ttl: ttl)
         return key
     }

@@ -22,7 +22,7 @@ final class RouteMetrics: Sendable {
         let counter = counters.withLock { counters in
             if let existing = counters[status] { return existing }
             let created = MetricsRegistry.shared.counter(
-                "gateway_requests_total", help: "HTTP requests by route",
+                MetricNames.gatewayRequests, help: "HTTP requests by route",
                 labels: ["route": template, "method": method, "status": String(status)])
             counters[status] = created
             return created

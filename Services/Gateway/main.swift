@@ -75,7 +75,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads, name: "gateway"),
         handler: MCPFailureShape(GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
         logger: logger)
-    logger.info("gateway configured", ["http.port": .int(configuration.port), "gateway.instance": .string(configuration.instanceId)])
+    logger.info("gateway configured", [LogKeys.httpPort: .int(configuration.port), LogKeys.gatewayInstance: .string(configuration.instanceId)])
     // Stopped in reverse: the HTTP server first (no new requests), then the reply client, then the last usage report.
     return [UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger), client, server]
 }

@@ -24,7 +24,7 @@ struct IdentifyEffects: Sendable {
         do {
             try await apply(effects, awardKey: effects.awardKey ?? key, attempt: inlineAttempt)
         } catch {
-            context.logger.warning("identify effects failed; handing them off", ["error": .string("\(error)")])
+            context.logger.warning("identify effects failed; handing them off", [LogKeys.error: .string("\(error)")])
             let body = Array(try JSONEncoder().encode(effects))
             try await context.publisher.deliverCommand(
                 topic: Topics.identifyEffects, key: key, name: IdentifyEffectsCommand.name, body: body,

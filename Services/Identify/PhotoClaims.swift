@@ -1,3 +1,4 @@
+import Contracts
 import Redis
 import Runtime
 
@@ -9,7 +10,7 @@ struct PhotoClaims: Sendable {
     /// Redis error when Redis stays unreachable for `patience` (or until the task's deadline, if sooner): a Redis
     /// that comes back after longer has most likely lost the photo anyway.
     func load(_ key: String, patience: Duration = .seconds(3)) async throws -> [UInt8]? {
-        guard key.hasPrefix("mapvest:photo:") else { return nil }
+        guard key.hasPrefix(IdentifyPhotoCommand.photoKeyPrefix) else { return nil }
         let deadline = min(TaskDeadline.current ?? .now + patience, .now + patience)
         return try await Retry.run(
             until: deadline, backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)),
@@ -19,7 +20,7 @@ struct PhotoClaims: Sendable {
 
     /// Best effort: an undeleted photo expires with its TTL.
     func delete(_ key: String) async {
-        guard key.hasPrefix("mapvest:photo:") else { return }
+        guard key.hasPrefix(IdentifyPhotoCommand.photoKeyPrefix) else { return }
         _ = try? await redis.delete(key)
     }
 }

@@ -61,7 +61,7 @@ struct PhotoIdentifier: Sendable {
                 lines = try await ocr.recognize(photo).lines.compactMap { TextScrubber.clean($0) }
                 ocrRan = true
             } catch {
-                logger.info("ocr read nothing", ["error": "\(error)"])
+                logger.info("ocr read nothing", [LogKeys.error: "\(error)"])
             }
         }
         return fallback.reading(ocrLines: lines, ocrRan: ocrRan, hint: command.hint)

@@ -56,7 +56,7 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
                 200, response,
                 headers: [("Cache-Control", NearbyAnswerer.cacheControl(signedIn: request.userId != nil))])
         case .failure(let failure):
-            logger.warning("places cascade exhausted", ["nearby.tile": .string(answer.event.tile)])
+            logger.warning("places cascade exhausted", [LogKeys.nearbyTile: .string(answer.event.tile)])
             reply = .error(502, failure.message)
         }
         // After the reply (never delaying it), and before the offset is committed.

@@ -35,12 +35,12 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
     logger.info(
         "push dispatcher configured",
         [
-            "push.schema": .string(configuration.schema), "push.commands": .bool(configuration.servesCommands),
-            "push.dispatch": .bool(configuration.dispatches),
-            "push.max_concurrent_handoffs": .int(configuration.maxConcurrentHandoffs),
-            "push.lease_ms": .double(configuration.lease.inMilliseconds),
-            "expo.pace_per_second": .int(configuration.pacePerSecond),
-            "expo.dispatch_enabled": .bool(configuration.dispatchEnabled),
+            LogKeys.pushSchema: .string(configuration.schema), LogKeys.pushCommands: .bool(configuration.servesCommands),
+            LogKeys.pushDispatch: .bool(configuration.dispatches),
+            LogKeys.pushMaxConcurrentHandoffs: .int(configuration.maxConcurrentHandoffs),
+            LogKeys.pushLeaseMs: .double(configuration.lease.inMilliseconds),
+            LogKeys.expoPacePerSecond: .int(configuration.pacePerSecond),
+            LogKeys.expoDispatchEnabled: .bool(configuration.dispatchEnabled),
         ])
     // Stopped in reverse: intake and commands drain first, then maintenance.
     return parts

@@ -40,7 +40,7 @@ struct ResearchAnswerer: Sendable {
                     derivationId: brief.conversationId)
             } catch {
                 if case .stillRunning(let id) = error { knownDerivationId = id }
-                logger.warning("derivation failed; falling back to OpenRouter", ["error": .string("\(error)")])
+                logger.warning("derivation failed; falling back to OpenRouter", [LogKeys.error: .string("\(error)")])
             }
         }
         struct Brief: Decodable, Sendable { let brief: String }
@@ -57,7 +57,7 @@ struct ResearchAnswerer: Sendable {
                 status: .conclusive, derivationId: knownDerivationId)
         }
         if case .allModelsFailed(let failures) = outcome {
-            logger.warning("research fallback failed on every model", ["models": .int(failures.count)])
+            logger.warning("research fallback failed on every model", [LogKeys.models: .int(failures.count)])
         }
         return Answer(content: Self.unavailable, provider: "unavailable", status: .error, derivationId: knownDerivationId)
     }

@@ -89,6 +89,8 @@ public struct IdentifyResponse: Codable, Sendable, Equatable {
 /// its bytes sit in Redis under `photoKey` and never ride on Kafka.
 public struct IdentifyPhotoCommand: Codable, Sendable, Equatable {
     public static let name = "identify.photo.v1"
+    /// Every `photoKey` starts with this; Identify reads and deletes no other key.
+    public static let photoKeyPrefix = "mapvest:photo:"
 
     /// Redis key of the photo bytes (claim check).
     public var photoKey: String

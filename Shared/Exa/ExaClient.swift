@@ -98,7 +98,7 @@ public struct ExaClient: Sendable {
 
     public init(
         baseURL: String = ExaClient.defaultBaseURL, apiKey: String?, timeout: Duration = .seconds(10),
-        http: HTTPClient = .shared, logger: Logger = Logger(label: "exa")
+        http: HTTPClient = .shared, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -109,7 +109,7 @@ public struct ExaClient: Sendable {
 
     /// `EXA_BASE_URL` (default https://api.exa.ai) and `EXA_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "exa")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> ExaClient {
         ExaClient(
             baseURL: env.get("EXA_BASE_URL", default: defaultBaseURL), apiKey: env.get("EXA_API_KEY"), http: http,
@@ -174,7 +174,7 @@ public struct ExaClient: Sendable {
     ) async -> Result<Response, ExaFailure> {
         guard let apiKey else {
             Self.count(path: path, .noAPIKey)
-            logger.debug("exa call skipped: EXA_API_KEY is not set", ["exa.path": .string(path)])
+            logger.debug("exa call skipped: EXA_API_KEY is not set", [LogKeys.exaPath: .string(path)])
             return .failure(ExaFailure(.noAPIKey))
         }
         let start = ContinuousClock.now
@@ -186,10 +186,10 @@ public struct ExaClient: Sendable {
         }
         Self.count(path: path, status)
         var fields: [String: LogValue] = [
-            "exa.path": .string(path), "exa.outcome": .string(status.label),
-            "duration_ms": .int(Int((ContinuousClock.now - start).inMilliseconds)),
+            LogKeys.exaPath: .string(path), LogKeys.exaOutcome: .string(status.label),
+            LogKeys.durationMs: .int(Int((ContinuousClock.now - start).inMilliseconds)),
         ]
-        if case .httpError(let code) = status { fields["http.status"] = .int(code) }
+        if case .httpError(let code) = status { fields[LogKeys.httpStatus] = .int(code) }
         if status == .ok {
             logger.debug("exa call", fields)
         } else {
@@ -225,7 +225,7 @@ public struct ExaClient: Sendable {
 
     private static func count(path: String, _ status: ExaStatus) {
         MetricsRegistry.shared.counter(
-            "exa_requests_total", help: "Exa calls by endpoint and outcome",
+            MetricNames.exaRequests, help: "Exa calls by endpoint and outcome",
             labels: ["endpoint": path, "outcome": status.label]
         ).increment()
     }

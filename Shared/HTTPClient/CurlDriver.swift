@@ -87,7 +87,7 @@ final class CurlDriver: @unchecked Sendable {
 
             let performed = curl_multi_perform(multi.raw, &running)
             if performed != CURLM_OK {
-                logger.error("curl_multi_perform failed", ["curl.code": .int(Int(performed.rawValue))])
+                logger.error("curl_multi_perform failed", [LogKeys.curlCode: .int(Int(performed.rawValue))])
             }
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi.raw, &queued) {

@@ -28,7 +28,7 @@ public final class HTTPServer: Service {
         metrics: MetricsRegistry = .shared
     ) {
         self.configuration = configuration
-        self.logger = logger.with(["http.server": .string(configuration.name)])
+        self.logger = logger.with([LogKeys.httpServer: .string(configuration.name)])
         self.core = ServerCore(
             handler: handler, logger: self.logger, metrics: metrics,
             oversizeDiscardLimit: configuration.oversizeDiscardLimit)
@@ -44,7 +44,7 @@ public final class HTTPServer: Service {
             return daemon.port
         }
         if let port {
-            logger.info("http server listening", ["http.host": .string(configuration.host), "http.port": .int(port)])
+            logger.info("http server listening", [LogKeys.httpHost: .string(configuration.host), LogKeys.httpPort: .int(port)])
         }
     }
 
@@ -86,12 +86,12 @@ public final class HTTPServer: Service {
             if case .stopped = state.withLock({ $0 }) { stoppedContinuation.finish() }
             return
         }
-        logger.info("http server draining", ["http.active": .int(activeRequests)])
+        logger.info("http server draining", [LogKeys.httpActive: .int(activeRequests)])
         core.draining.store(true, ordering: .relaxed)
         daemon.quiesce()
         await drain(daemon, until: ContinuousClock.now + configuration.shutdownGracePeriod)
         if activeRequests > 0 {
-            logger.warning("http shutdown grace period passed", ["http.active": .int(activeRequests)])
+            logger.warning("http shutdown grace period passed", [LogKeys.httpActive: .int(activeRequests)])
             core.forceResumeAll()
             let forcedDeadline = ContinuousClock.now + .milliseconds(500)
             while activeRequests > 0 && ContinuousClock.now < forcedDeadline {

@@ -2,7 +2,8 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// Owns one `MHD_Daemon`; stopping it (at the latest in `deinit`) is the only way it is freed.
+/// Owns one `MHD_Daemon`; stopping it is the only way it is freed. The owner stops it (`HTTPServer.shutdown` calls
+/// `stopOffPool()`); `deinit` never blocks: a daemon dropped while still running is stopped on a dedicated thread.
 ///
 /// Holds `core` strongly because the C callbacks receive it unretained: the core must outlive the daemon.
 final class MHDDaemon: @unchecked Sendable {
@@ -90,8 +91,13 @@ final class MHDDaemon: @unchecked Sendable {
             return true
         }
         guard stopping else { return }
+        Self.halt(raw, core: core)
+    }
+
+    /// Answers whatever is still suspended, lets MHD's threads deliver those answers (a resume is only a flag until
+    /// they run), then stops the daemon, joining its threads. Blocking.
+    private static func halt(_ raw: OpaquePointer, core: ServerCore) {
         core.forceResumeAll()
-        // Let MHD's threads deliver the forced answers (a resume is only a flag until they run).
         var waited = 0
         while core.activeRequests.load(ordering: .relaxed) > 0 && waited < 200 {
             usleep(1000)
@@ -112,5 +118,18 @@ final class MHDDaemon: @unchecked Sendable {
         }
     }
 
-    deinit { stop() }
+    deinit {
+        let running = state.withLock { !$0.stopped }
+        guard running else { return }
+        // Dropped without `stop()`: joining MHD's threads here could block whatever thread drops the last reference
+        // (a cooperative one), so the stop runs on its own thread, which keeps `core` alive until MHD is done.
+        let address = Int(bitPattern: raw)  // a plain integer crosses to the thread
+        let core = self.core
+        core.logger.warning("http daemon dropped without stop; stopping it on a dedicated thread")
+        let thread = Thread {
+            if let raw = OpaquePointer(bitPattern: address) { Self.halt(raw, core: core) }
+        }
+        thread.name = "mhd-stop"
+        thread.start()
+    }
 }

@@ -1,5 +1,5 @@
 /// Query-string and percent-decoding helpers (`application/x-www-form-urlencoded` rules).
-enum QueryString {
+public enum QueryString {
     /// First value per key; keys and values are percent-decoded and `+` becomes a space.
     /// A key without `=` maps to the empty string.
     public static func parse(_ raw: Substring) -> [String: String] {
@@ -29,7 +29,18 @@ enum QueryString {
     }
 
     /// The bytes `s` percent-decodes to (malformed escapes kept as they are), before any UTF-8 check.
-    static func decodedBytes<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool) -> [UInt8] {
+    public static func decodedBytes<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool) -> [UInt8] {
+        decode(s, plusAsSpace: plusAsSpace, strict: false) ?? Array(s)
+    }
+
+    /// `s` percent-decoded (`+` stays a `+`), or nil when an escape is malformed (`%` without two hex digits) or
+    /// the result is not valid UTF-8: for path segments, where a lenient reading would hide a client's mistake.
+    public static func strictlyDecoded(_ s: String) -> String? {
+        decode(s.utf8, plusAsSpace: false, strict: true).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The one percent-decoder: a malformed escape is kept as it is, or (`strict`) makes the result nil.
+    private static func decode<C: Collection<UInt8>>(_ s: C, plusAsSpace: Bool, strict: Bool) -> [UInt8]? {
         let utf8 = Array(s)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
@@ -39,6 +50,8 @@ enum QueryString {
             if c == UInt8(ascii: "%"), i + 2 < utf8.count, let hi = hex(utf8[i + 1]), let lo = hex(utf8[i + 2]) {
                 bytes.append(hi << 4 | lo)
                 i += 3
+            } else if c == UInt8(ascii: "%") && strict {
+                return nil
             } else if c == UInt8(ascii: "+") && plusAsSpace {
                 bytes.append(UInt8(ascii: " "))
                 i += 1

@@ -4,29 +4,12 @@ import Synchronization
 
 /// One request's state, from the URI callback to `MHD_OPTION_NOTIFY_COMPLETED`.
 ///
-/// `phase`, `head`, `body` and the counters are touched only by the access handler, which MHD runs on the
-/// connection's own polling thread (never concurrently for one connection). `handoff` is what the request's
-/// task and that thread share.
+/// `lifecycle` is touched only by the access handler, which MHD runs on the connection's own polling thread (never
+/// concurrently for one connection). `handoff` is what the request's task and that thread share.
 final class RequestContext: @unchecked Sendable {
-    enum Phase {
-        case new  // URI seen, headers not yet handed to us
-        case awaitingFinal  // no body: waiting for MHD's final call
-        case deciding  // suspended in `head()`; the body is unread
-        case readingBody
-        case discarding  // chunked body passed the limit: reading and dropping the rest
-        case handling  // suspended in `handle()`
-        case done  // response queued
-    }
-
-    /// What a task hands back when it resumes the connection.
-    enum Outcome {
-        case decision(HeadDecision)
-        case response(HTTPResponse)
-    }
-
     struct Handoff {
         var suspended = false
-        var outcome: Outcome?
+        var outcome: RequestLifecycle.Outcome?
         var task: Task<Void, Never>?
     }
 
@@ -36,23 +19,18 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let start = ContinuousClock.now
 
-    var phase = Phase.new
-    var head: HTTPRequestHead?
-    var body: [UInt8] = []
-    var limit = 0
-    var received = 0
-    var tooLarge = HTTPResponse.empty(413)
-    var state: (any Sendable)?
+    var lifecycle: RequestLifecycle
 
     let handoff = Mutex(Handoff())
 
-    init(rawURI: String, targetProblem: String?, connection: OpaquePointer) {
+    init(rawURI: String, targetProblem: String?, connection: OpaquePointer, discardLimit: Int) {
         self.rawURI = rawURI
         self.targetProblem = targetProblem
         self.connection = connection
+        self.lifecycle = RequestLifecycle(discardLimit: discardLimit)
     }
 
-    func takeOutcome() -> Outcome? {
+    func takeOutcome() -> RequestLifecycle.Outcome? {
         handoff.withLock { h in
             defer { h.outcome = nil }
             return h.outcome
@@ -98,121 +76,39 @@ final class ServerCore: Sendable {
 
     static let shutdownResponse = HTTPResponse.error(503, "server shutting down")
 
-    // MARK: Access handler state machine
+    // MARK: Access handler: performs `RequestLifecycle`'s actions
 
     func access(
         _ ctx: RequestContext, method: String, version: String, uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
-        let size = uploadSize.pointee
-        switch ctx.phase {
-        case .new:
+        var action: RequestLifecycle.Action
+        if ctx.lifecycle.phase == .new {
             let (head, headersClean) = makeHead(ctx, method: method, version: version)
-            ctx.head = head
-            if let problem = ctx.targetProblem ?? (headersClean ? nil : RequestHeadCheck.badHeader) {
-                return queue(ctx, .error(400, problem), close: true)
-            }
-            let chunked = head.headers["Transfer-Encoding"].map { $0.lowercased().contains("chunked") } ?? false
-            let declaresBody = head.headers["Content-Length"] != nil && head.contentLength != 0
-            if chunked || declaresBody {
-                // Decide before MHD reads (or answers `Expect: 100-continue` for) any body byte.
-                ctx.phase = .deciding
-                let handler = self.handler
-                suspend(ctx) { .decision(await handler.head(head)) }
-            } else {
-                ctx.phase = .awaitingFinal
-            }
+            action = ctx.lifecycle.headersArrived(head, targetProblem: ctx.targetProblem, headersClean: headersClean)
+        } else {
+            let outcome = ctx.lifecycle.awaitsOutcome ? ctx.takeOutcome() : nil
+            let upload = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : uploadSize.pointee)
+            action = ctx.lifecycle.call(upload: upload, outcome: outcome)
+        }
+        if case .tryImmediate(let head) = action { action = ctx.lifecycle.immediate(handler.immediate(head)) }
+        switch action {
+        case .proceed, .tryImmediate:
             return .YES
-
-        case .awaitingFinal:
-            if size > 0 {
-                uploadSize.pointee = 0  // cannot happen without a declared body; drop it
-                return .YES
-            }
-            guard let head = ctx.head else { return .NO }
-            if let response = handler.immediate(head) { return queue(ctx, response, close: false) }
-            ctx.phase = .handling
-            let handler = self.handler
-            suspend(ctx) {
-                switch await handler.head(head) {
-                case .respond(let response):
-                    return .response(response)
-                case .readBody(_, _, let state):
-                    return .response(await handler.handle(HTTPRequest(head: head, body: [], state: state)))
-                }
-            }
+        case .consume:
+            uploadSize.pointee = 0
             return .YES
-
-        case .deciding:
-            // Resumed after `head()`; MHD is still before the body (headers processed).
-            guard let outcome = ctx.takeOutcome() else { return .YES }
-            switch outcome {
-            case .response(let response):
-                return queue(ctx, response, close: true)
-            case .decision(.respond(let response)):
-                return queue(ctx, response, close: true)
-            case .decision(.readBody(let limit, let tooLarge, let state)):
-                if let declared = ctx.head?.contentLength, declared > limit {
-                    return queue(ctx, tooLarge, close: true)
-                }
-                ctx.limit = max(0, limit)
-                ctx.tooLarge = tooLarge
-                ctx.state = state
-                ctx.body.reserveCapacity(min(ctx.head?.contentLength ?? 0, ctx.limit, 1 << 20))
-                ctx.phase = .readingBody
-                return .YES
-            }
-
-        case .readingBody:
-            if size > 0 {
-                let (total, overflow) = ctx.received.addingReportingOverflow(size)
-                if overflow || total > ctx.limit {
-                    ctx.body = []
-                    ctx.received = overflow ? Int.max : total - ctx.limit
-                    ctx.phase = .discarding
-                } else if let uploadData {
-                    ctx.received = total
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { p in
-                        ctx.body.append(contentsOf: UnsafeBufferPointer(start: p, count: size))
-                    }
-                }
-                uploadSize.pointee = 0
-                return .YES
-            }
-            guard let head = ctx.head else { return .NO }
-            let request = HTTPRequest(head: head, body: ctx.body, state: ctx.state)
-            ctx.body = []
-            ctx.state = nil
-            ctx.phase = .handling
-            let handler = self.handler
-            suspend(ctx) { .response(await handler.handle(request)) }
+        case .suspend(let work):
+            suspend(ctx, work)
             return .YES
-
-        case .discarding:
-            if size > 0 {
-                let (total, overflow) = ctx.received.addingReportingOverflow(size)
-                if overflow || total > oversizeDiscardLimit {
-                    // Never the path in logs: it may hold token ids.
-                    logger.debug("oversized upload aborted", ["http.method": .string(ctx.head?.method ?? "")])
-                    return .NO  // closes the connection without an answer
-                }
-                ctx.received = total
-                uploadSize.pointee = 0
-                return .YES
+        case .respond(let response, let close):
+            return queue(ctx, response, close: close)
+        case .abort(let reason):
+            // Never the path in logs: it may hold token ids.
+            if reason == .oversizedUpload {
+                logger.debug("oversized upload aborted", [LogKeys.httpMethod: .string(ctx.lifecycle.head?.method ?? "")])
             }
-            return queue(ctx, ctx.tooLarge, close: true)
-
-        case .handling:
-            guard let outcome = ctx.takeOutcome() else { return .YES }
-            switch outcome {
-            case .response(let response):
-                return queue(ctx, response, close: false)
-            case .decision:
-                return queue(ctx, .error(500, "internal error"), close: true)
-            }
-
-        case .done:
-            return .YES
+            return .NO  // closes the connection without an answer
         }
     }
 
@@ -248,7 +144,7 @@ final class ServerCore: Sendable {
     // MARK: Suspend / resume
 
     /// Suspends the connection and runs `work` as a task; its outcome resumes the connection.
-    private func suspend(_ ctx: RequestContext, _ work: @escaping @Sendable () async -> RequestContext.Outcome) {
+    private func suspend(_ ctx: RequestContext, _ work: RequestLifecycle.Work) {
         MHD_suspend_connection(ctx.connection)
         ctx.handoff.withLock { h in
             h.suspended = true
@@ -263,8 +159,22 @@ final class ServerCore: Sendable {
             complete(ctx, .response(Self.shutdownResponse))
             return
         }
+        let handler = self.handler
         let task = Task { [self] in
-            let outcome = await work()
+            let outcome: RequestLifecycle.Outcome
+            switch work {
+            case .decide(let head):
+                outcome = .decision(await handler.head(head))
+            case .headThenHandle(let head):
+                switch await handler.head(head) {
+                case .respond(let response):
+                    outcome = .response(response)
+                case .readBody(_, _, let state):
+                    outcome = .response(await handler.handle(HTTPRequest(head: head, body: [], state: state)))
+                }
+            case .handle(let request):
+                outcome = .response(await handler.handle(request))
+            }
             self.complete(ctx, outcome)
         }
         ctx.handoff.withLock { h in
@@ -273,7 +183,7 @@ final class ServerCore: Sendable {
     }
 
     /// Hands `outcome` to the connection and resumes it, unless someone else already did (exactly once).
-    private func complete(_ ctx: RequestContext, _ outcome: RequestContext.Outcome) {
+    private func complete(_ ctx: RequestContext, _ outcome: RequestLifecycle.Outcome) {
         let resume = ctx.handoff.withLock { h -> Bool in
             guard h.suspended else { return false }
             h.suspended = false
@@ -305,9 +215,6 @@ final class ServerCore: Sendable {
     // MARK: Responses
 
     private func queue(_ ctx: RequestContext, _ response: HTTPResponse, close: Bool) -> MHD_Result {
-        ctx.phase = .done
-        // A final response: 1xx and out-of-range statuses are handler bugs.
-        let status = (200...599).contains(response.status) ? response.status : 500
         let made = response.stream.map { stream in MHDResponse(stream: stream) } ?? MHDResponse(body: response.body)
         guard let mhdResponse = made else { return .NO }
         if let stream = response.stream {
@@ -319,28 +226,15 @@ final class ServerCore: Sendable {
             stream.attach(ctx.connection) { [weak self] in _ = self?.suspended.withLock { $0.streams.removeValue(forKey: id) } }
             if forcing { stream.finish() }
         }
-        let closing = close || draining.load(ordering: .relaxed)
-        for (name, value) in response.headers {
-            if HeaderName.equal(name, "Content-Length") || HeaderName.equal(name, "Transfer-Encoding") { continue }
-            if closing && HeaderName.equal(name, "Connection") { continue }
-            guard Self.isValidHeader(name, value) else {
-                logger.warning("invalid response header dropped", ["http.header": .string(name)])
-                continue
-            }
-            mhdResponse.add(name, value)
+        let framing = ResponseFraming(response, closing: close || draining.load(ordering: .relaxed))
+        for name in framing.invalid {
+            logger.warning("invalid response header dropped", [LogKeys.httpHeader: .string(name)])
         }
-        if closing { mhdResponse.add("Connection", "close") }
-        let result = MHD_queue_response(ctx.connection, UInt32(status), mhdResponse.raw)
-        statusCounters[status / 100 - 2].increment()
+        for header in framing.headers { mhdResponse.add(header.name, header.value) }
+        let result = MHD_queue_response(ctx.connection, UInt32(framing.status), mhdResponse.raw)
+        statusCounters[framing.status / 100 - 2].increment()
         duration.observe(since: ctx.start)
         return result
-    }
-
-    private static func isValidHeader(_ name: String, _ value: String) -> Bool {
-        guard !name.isEmpty else { return false }
-        for c in name.utf8 where c <= 32 || c >= 127 || c == UInt8(ascii: ":") { return false }
-        for c in value.utf8 where c == 13 || c == 10 || c == 0 { return false }
-        return true
     }
 }
 
@@ -438,7 +332,8 @@ let uriLogCallback: mapvest_mhd_uri_log_callback = { cls, uri, connection in
             UnsafeMutablePointer(mutating: uri)[mark + 1] = 0
         }
     }
-    let ctx = RequestContext(rawURI: rawURI, targetProblem: problem, connection: connection)
+    let ctx = RequestContext(
+        rawURI: rawURI, targetProblem: problem, connection: connection, discardLimit: core.oversizeDiscardLimit)
     core.activeRequests.add(1, ordering: .relaxed)
     core.requestsStarted.add(1, ordering: .relaxed)
     return Unmanaged.passRetained(ctx).toOpaque()

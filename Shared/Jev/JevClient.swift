@@ -26,7 +26,7 @@ public struct JevClient: Sendable {
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: @escaping @Sendable () -> String?,
         attemptTimeout: Duration = .seconds(8), maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250),
-        http: HTTPClient = .shared, logger: Logger = Logger(label: "jev")
+        http: HTTPClient = .shared, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -41,7 +41,7 @@ public struct JevClient: Sendable {
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: String?, attemptTimeout: Duration = .seconds(8),
         maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250), http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "jev")
+        logger: Logger
     ) {
         self.init(
             baseURL: baseURL, apiKey: { apiKey }, attemptTimeout: attemptTimeout, maxAttempts: maxAttempts,
@@ -50,7 +50,7 @@ public struct JevClient: Sendable {
 
     /// `JEV_BASE_URL` (default https://api.typesafe.ai); `JEV_API_KEY` read from `env` at each call.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "jev")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> JevClient {
         JevClient(
             baseURL: env.get("JEV_BASE_URL", default: defaultBaseURL), apiKey: { env.get("JEV_API_KEY") },
@@ -77,7 +77,7 @@ public struct JevClient: Sendable {
             body = Array(try encoder.encode(JevRequestBody(state: state, model: Self.model, questions: questions)))
         } catch {
             // Only an unencodable caller-supplied state gets here; its content is not logged.
-            logger.error("jev request could not be encoded", ["jev.questions": .int(questions.count)])
+            logger.error("jev request could not be encoded", [LogKeys.jevQuestions: .int(questions.count)])
             return .failure(.invalidResponse)
         }
 
@@ -99,7 +99,7 @@ public struct JevClient: Sendable {
             guard case .failure(.rateLimited(let status)) = result, attempt < maxAttempts else { break }
             let delay = retryBackoff * (1 << (attempt - 1))
             if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline { break }
-            logger.debug("jev rate limited; retrying", ["http.status": .int(status), "jev.attempt": .int(attempt)])
+            logger.debug("jev rate limited; retrying", [LogKeys.httpStatus: .int(status), LogKeys.jevAttempt: .int(attempt)])
             try? await Task.sleep(for: delay)
             if Task.isCancelled {
                 result = .failure(.timeout)
@@ -116,18 +116,18 @@ public struct JevClient: Sendable {
             logger.debug(
                 "jev answered",
                 [
-                    "jev.questions": .int(questions.count), "jev.attempts": .int(attempt),
-                    "tokens.input": .int(answers.usage.inputTokens), "tokens.output": .int(answers.usage.outputTokens),
-                    "duration_ms": .int(Int(elapsed.inMilliseconds)),
+                    LogKeys.jevQuestions: .int(questions.count), LogKeys.jevAttempts: .int(attempt),
+                    LogKeys.tokensInput: .int(answers.usage.inputTokens), LogKeys.tokensOutput: .int(answers.usage.outputTokens),
+                    LogKeys.durationMs: .int(Int(elapsed.inMilliseconds)),
                 ])
         case .failure(let failure):
             Self.count(failure.reason)
             var fields: [String: LogValue] = [
-                "jev.reason": .string(failure.reason), "jev.questions": .int(questions.count),
-                "jev.attempts": .int(attempt), "duration_ms": .int(Int(elapsed.inMilliseconds)),
+                LogKeys.jevReason: .string(failure.reason), LogKeys.jevQuestions: .int(questions.count),
+                LogKeys.jevAttempts: .int(attempt), LogKeys.durationMs: .int(Int(elapsed.inMilliseconds)),
             ]
-            if case .httpError(let s) = failure { fields["http.status"] = .int(s) }
-            if case .rateLimited(let s) = failure { fields["http.status"] = .int(s) }
+            if case .httpError(let s) = failure { fields[LogKeys.httpStatus] = .int(s) }
+            if case .rateLimited(let s) = failure { fields[LogKeys.httpStatus] = .int(s) }
             logger.warning("jev call failed", fields)
         }
         return result

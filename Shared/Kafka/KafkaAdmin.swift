@@ -44,7 +44,7 @@ public enum KafkaAdmin {
         configuration: KafkaConfiguration, specs: [TopicSpec], timeout: Duration, logger: Logger
     ) async throws {
         guard !specs.isEmpty else { return }
-        let logger = logger.with(["kafka.client": "admin"])
+        let logger = logger.with([LogKeys.kafkaClient: "admin"])
         try await onDedicatedThread("kafka-admin") { () throws(KafkaError) in
             try ensureTopicsBlocking(configuration: configuration, specs: specs, timeout: timeout, logger: logger)
         }
@@ -77,8 +77,8 @@ public enum KafkaAdmin {
                     logger.warning(
                         "kafka topic has fewer partitions than configured",
                         [
-                            "kafka.topic": .string(spec.name), "kafka.partitions": .int(Int(existing)),
-                            "kafka.partitions.wanted": .int(Int(spec.partitions)),
+                            LogKeys.kafkaTopic: .string(spec.name), LogKeys.kafkaPartitions: .int(Int(existing)),
+                            LogKeys.kafkaPartitionsWanted: .int(Int(spec.partitions)),
                         ])
                 }
             } else {
@@ -95,13 +95,13 @@ public enum KafkaAdmin {
             logger.log(
                 level,
                 "kafka cluster has no usable controller; auto-creating topics with the broker's default partitions",
-                ["kafka.topics": .string(missing.map(\.name).joined(separator: ","))])
+                [LogKeys.kafkaTopics: .string(missing.map(\.name).joined(separator: ","))])
             try autoCreate(
                 configuration: configuration, topics: missing.map(\.name), deadline: deadline, logger: logger)
             return
         }
         try createTopics(handle, missing, deadline: deadline)
-        logger.info("kafka topics created", ["kafka.topics": .string(missing.map(\.name).joined(separator: ","))])
+        logger.info("kafka topics created", [LogKeys.kafkaTopics: .string(missing.map(\.name).joined(separator: ","))])
     }
 
     private struct ClusterMetadata {

@@ -38,7 +38,7 @@ public final class KafkaGroupConsumer: Service {
         configuration: KafkaConfiguration, groupId: String, topics: [String], logger: Logger,
         drainTimeout: Duration = .seconds(20), revokeTimeout: Duration = .seconds(5)
     ) throws -> KafkaGroupConsumer {
-        let logger = logger.with(["kafka.group": .string(groupId)])
+        let logger = logger.with([LogKeys.kafkaGroup: .string(groupId)])
         let context = CallbackContext(logger: logger)
         let handle = try RDKafkaHandle.make(
             kind: RD_KAFKA_CONSUMER,
@@ -218,12 +218,12 @@ final class ConsumerCore: Sendable {
         let subscribed = rd_kafka_subscribe(rk, list.raw)
         guard subscribed == RD_KAFKA_RESP_ERR_NO_ERROR else {
             let error = KafkaError(subscribed)
-            logger.error("kafka subscribe failed", ["error": .string(error.debugDescription)])
+            logger.error("kafka subscribe failed", [LogKeys.error: .string(error.debugDescription)])
             state.withLock { $0.failure = error }
             _ = rd_kafka_consumer_close(rk)
             return
         }
-        logger.info("kafka consumer started", ["kafka.topics": .string(topics.joined(separator: ","))])
+        logger.info("kafka consumer started", [LogKeys.kafkaTopics: .string(topics.joined(separator: ","))])
         while !isStopping {
             serviceCommitsAndPause(rk)
             lag.sampleIfDue(rk)
@@ -240,13 +240,13 @@ final class ConsumerCore: Sendable {
             if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
             let error = KafkaError(err, detail: errorText(message))
             if let fatal = handle.fatalError() {
-                logger.error("kafka consumer fatal error", ["error": .string(fatal.debugDescription)])
+                logger.error("kafka consumer fatal error", [LogKeys.error: .string(fatal.debugDescription)])
                 state.withLock {
                     $0.failure = fatal
                     _ = $0.lifecycle.requestStop()
                 }
             } else {
-                logger.warning("kafka consumer error", ["error": .string(error.debugDescription)])
+                logger.warning("kafka consumer error", [LogKeys.error: .string(error.debugDescription)])
             }
             return
         }
@@ -310,7 +310,7 @@ final class ConsumerCore: Sendable {
         let result = rd_kafka_commit(rk, list.raw, async ? 1 : 0)
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
             KafkaMetrics.commitErrors.increment()
-            logger.warning("kafka commit failed", ["error": .string(KafkaError(result).description)])
+            logger.warning("kafka commit failed", [LogKeys.error: .string(KafkaError(result).description)])
             state.withLock { s in for (tp, offset) in commits { s.lifecycle.commitFailed(tp, offset: offset) } }
             return false
         }
@@ -321,8 +321,8 @@ final class ConsumerCore: Sendable {
                 logger.warning(
                     "kafka commit failed",
                     [
-                        "kafka.topic": .string(entry.tp.topic), "kafka.partition": .int(Int(entry.tp.partition)),
-                        "error": .string(KafkaError(entry.err).description),
+                        LogKeys.kafkaTopic: .string(entry.tp.topic), LogKeys.kafkaPartition: .int(Int(entry.tp.partition)),
+                        LogKeys.error: .string(KafkaError(entry.err).description),
                     ])
             }
         }
@@ -344,7 +344,7 @@ final class ConsumerCore: Sendable {
         ].contains(code)
         logger.log(
             rebalancing ? .info : .warning, "kafka commit failed; retrying with the next commit",
-            ["error": .string(KafkaError(code).description)])
+            [LogKeys.error: .string(KafkaError(code).description)])
         state.withLock { s in for entry in failed { s.lifecycle.commitFailed(entry.tp, offset: entry.offset) } }
     }
 
@@ -360,12 +360,12 @@ final class ConsumerCore: Sendable {
             if cooperative {
                 if let error = rd_kafka_incremental_assign(rk, partitions) {
                     logger.error(
-                        "kafka assign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
+                        "kafka assign failed", [LogKeys.error: .string(KafkaError(consuming: error).debugDescription)])
                 }
             } else {
                 let result = rd_kafka_assign(rk, partitions)
                 if result != RD_KAFKA_RESP_ERR_NO_ERROR {
-                    logger.error("kafka assign failed", ["error": .string(KafkaError(result).description)])
+                    logger.error("kafka assign failed", [LogKeys.error: .string(KafkaError(result).description)])
                 }
             }
             let pause = state.withLock { $0.lifecycle.assigned(tps) }
@@ -374,19 +374,19 @@ final class ConsumerCore: Sendable {
             if !tps.isEmpty {
                 _ = pause ? rd_kafka_pause_partitions(rk, partitions) : rd_kafka_resume_partitions(rk, partitions)
             }
-            logger.info("kafka partitions assigned", ["kafka.partitions": .string(describe(tps))])
+            logger.info("kafka partitions assigned", [LogKeys.kafkaPartitions: .string(describe(tps))])
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             revoke(rk, tps, lost: rd_kafka_assignment_lost(rk) != 0)
             if cooperative {
                 if let error = rd_kafka_incremental_unassign(rk, partitions) {
                     logger.error(
-                        "kafka unassign failed", ["error": .string(KafkaError(consuming: error).debugDescription)])
+                        "kafka unassign failed", [LogKeys.error: .string(KafkaError(consuming: error).debugDescription)])
                 }
             } else {
                 _ = rd_kafka_assign(rk, nil)
             }
         default:
-            logger.error("kafka rebalance error", ["error": .string(KafkaError(event).description)])
+            logger.error("kafka rebalance error", [LogKeys.error: .string(KafkaError(event).description)])
             revoke(rk, tps, lost: true)
             if cooperative {
                 if let error = rd_kafka_incremental_unassign(rk, partitions) { rd_kafka_error_destroy(error) }
@@ -405,9 +405,9 @@ final class ConsumerCore: Sendable {
         let commits = state.withLock { $0.lifecycle.revokeCommits(revoked, lost: lost) }
         if !commits.isEmpty { commit(rk, commits, async: false) }
         state.withLock { $0.lifecycle.revoked(tps) }
-        var fields: [String: LogValue] = ["kafka.partitions": .string(describe(tps))]
-        if unfinished > 0 { fields["kafka.unfinished"] = .int(unfinished) }
-        if lost { fields["kafka.lost"] = true }
+        var fields: [String: LogValue] = [LogKeys.kafkaPartitions: .string(describe(tps))]
+        if unfinished > 0 { fields[LogKeys.kafkaUnfinished] = .int(unfinished) }
+        if lost { fields[LogKeys.kafkaLost] = true }
         logger.info("kafka partitions revoked", fields)
     }
 
@@ -435,8 +435,8 @@ final class ConsumerCore: Sendable {
         if !commits.isEmpty { commit(rk, commits, async: false) }
         let closed = rd_kafka_consumer_close(rk)
         var fields: [String: LogValue] = [:]
-        if unfinished > 0 { fields["kafka.unfinished"] = .int(unfinished) }
-        if closed != RD_KAFKA_RESP_ERR_NO_ERROR { fields["error"] = .string(KafkaError(closed).description) }
+        if unfinished > 0 { fields[LogKeys.kafkaUnfinished] = .int(unfinished) }
+        if closed != RD_KAFKA_RESP_ERR_NO_ERROR { fields[LogKeys.error] = .string(KafkaError(closed).description) }
         logger.info("kafka consumer closed", fields)
     }
 

@@ -22,7 +22,7 @@ public final class KafkaPartitionReader: Sendable {
     public static func make(configuration: KafkaConfiguration, topic: String, partition: Int32, logger: Logger) throws
         -> KafkaPartitionReader
     {
-        let logger = logger.with(["kafka.topic": .string(topic), "kafka.partition": .int(Int(partition))])
+        let logger = logger.with([LogKeys.kafkaTopic: .string(topic), LogKeys.kafkaPartition: .int(Int(partition))])
         let groupId = "mapvest.reader.\(UInt64.random(in: 0...UInt64.max))"
         let handle = try RDKafkaHandle.make(
             kind: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .reader(groupId: groupId)),
@@ -120,7 +120,7 @@ final class ReaderCore: Sendable {
             attempts += 1
             if attempts % 20 == 1 {
                 logger.warning(
-                    "kafka reader cannot resolve end offset yet", ["error": .string(KafkaError(result).description)])
+                    "kafka reader cannot resolve end offset yet", [LogKeys.error: .string(KafkaError(result).description)])
             }
             usleep(100_000)
         }
@@ -128,12 +128,12 @@ final class ReaderCore: Sendable {
         let list = RDKafkaTopicPartitionList([(TopicPartition(topic: topic, partition: partition), high)])
         let assigned = rd_kafka_assign(rk, list.raw)
         guard assigned == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            logger.error("kafka reader assign failed", ["error": .string(KafkaError(assigned).description)])
+            logger.error("kafka reader assign failed", [LogKeys.error: .string(KafkaError(assigned).description)])
             return
         }
         position.withLock { $0 = high }
         ready.fire()
-        logger.debug("kafka reader positioned", ["kafka.offset": .int(Int(high))])
+        logger.debug("kafka reader positioned", [LogKeys.kafkaOffset: .int(Int(high))])
         while !stopping {
             guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
             defer { rd_kafka_message_destroy(message) }
@@ -143,7 +143,7 @@ final class ReaderCore: Sendable {
                 KafkaMetrics.consumedCounter(received.topic).increment()
                 continuation.yield(received)
             } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                logger.warning("kafka reader error", ["error": .string(KafkaError(err).description)])
+                logger.warning("kafka reader error", [LogKeys.error: .string(KafkaError(err).description)])
             }
         }
     }

@@ -33,7 +33,7 @@ public final class KafkaProducer: Service {
     }
 
     public static func make(configuration: KafkaConfiguration, logger: Logger) throws -> KafkaProducer {
-        let logger = logger.with(["kafka.client": "producer"])
+        let logger = logger.with([LogKeys.kafkaClient: "producer"])
         let context = CallbackContext(logger: logger)
         let handle = try RDKafkaHandle.make(
             kind: RD_KAFKA_PRODUCER, properties: configuration.librdkafkaProperties(for: .producer), context: context
@@ -139,7 +139,7 @@ public final class KafkaProducer: Service {
     public func flush(timeout: Duration) {
         if !flushWhileReachable(handle.raw, state: state, timeout: timeout) {
             logger.warning(
-                "producer flush incomplete", ["kafka.outq": .int(Int(rd_kafka_outq_len(handle.raw)))])
+                "producer flush incomplete", [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(handle.raw)))])
         }
     }
 
@@ -184,7 +184,7 @@ final class ProducerState: Sendable {
             suspectDown.store(true, ordering: .releasing)
         }
         logger.log(
-            error.isFatal ? .error : .warning, "kafka producer error", ["error": .string(error.debugDescription)])
+            error.isFatal ? .error : .warning, "kafka producer error", [LogKeys.error: .string(error.debugDescription)])
     }
 }
 
@@ -239,7 +239,7 @@ private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logge
         rd_kafka_poll(rk, 50)
     }
     if !flushWhileReachable(rk, state: state, timeout: .milliseconds(Int64(state.flushTimeout))) {
-        logger.warning("producer stopped with undelivered messages", ["kafka.outq": .int(Int(rd_kafka_outq_len(rk)))])
+        logger.warning("producer stopped with undelivered messages", [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(rk)))])
         _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
         _ = rd_kafka_flush(rk, 1000)
     }
@@ -283,7 +283,7 @@ private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: L
                     deliveries: state.deliveries.load(ordering: .acquiring)) ?? transition
             if transition == .down {
                 logger.error(
-                    "no kafka broker reachable; refusing sends", ["error": .string(KafkaError(result).description)])
+                    "no kafka broker reachable; refusing sends", [LogKeys.error: .string(KafkaError(result).description)])
             }
         }
         guard let transition else { continue }

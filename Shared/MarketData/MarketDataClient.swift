@@ -19,15 +19,15 @@ public final class MarketDataClient: Sendable {
     public let configuration: MarketDataConfiguration
     private let http: HTTPClient
     private let logger: Logger
-    private let quotes: SingleFlightCache<Quote?>
-    private let histories: SingleFlightCache<PriceHistory?>
-    private let headlines: SingleFlightCache<[NewsItem]?>
-    private let ratioRows: SingleFlightCache<FinancialRatios?>
+    private let quotes: SingleFlightCache<String, Quote?>
+    private let histories: SingleFlightCache<String, PriceHistory?>
+    private let headlines: SingleFlightCache<String, [NewsItem]?>
+    private let ratioRows: SingleFlightCache<String, FinancialRatios?>
     private let reportedMassiveUnusable = Atomic<Bool>(false)
 
     public init(
         configuration: MarketDataConfiguration, http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "market-data")
+        logger: Logger
     ) {
         self.configuration = configuration
         self.http = http
@@ -40,7 +40,7 @@ public final class MarketDataClient: Sendable {
 
     /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "market-data")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> MarketDataClient {
         MarketDataClient(configuration: .fromEnvironment(env), http: http, logger: logger)
     }
@@ -128,7 +128,7 @@ public final class MarketDataClient: Sendable {
         let fallback = configuration.fallback == .yahoo ? "yahoo" : "none"
         logger.warning(
             "market data: Massive is configured but MASSIVE_API_KEY is not set; Massive is skipped",
-            ["market.primary": .string(configuration.primary.rawValue), "market.fallback": .string(fallback)])
+            [LogKeys.marketPrimary: .string(configuration.primary.rawValue), LogKeys.marketFallback: .string(fallback)])
     }
 
     private func fetchQuote(_ sym: String) async -> Quote? {
@@ -221,16 +221,16 @@ public final class MarketDataClient: Sendable {
             }
         }
         MetricsRegistry.shared.counter(
-            "market_data_requests_total", help: "Market data upstream requests",
+            MetricNames.marketDataRequests, help: "Market data upstream requests",
             labels: ["provider": provider.rawValue, "kind": kind, "outcome": outcome]
         ).increment()
         if body == nil {
             var fields: [String: LogValue] = [
-                "market.provider": .string(provider.rawValue), "market.kind": .string(kind),
-                "market.outcome": .string(outcome),
-                "duration_ms": .int(Int((ContinuousClock.now - start).inMilliseconds)),
+                LogKeys.marketProvider: .string(provider.rawValue), LogKeys.marketKind: .string(kind),
+                LogKeys.marketOutcome: .string(outcome),
+                LogKeys.durationMs: .int(Int((ContinuousClock.now - start).inMilliseconds)),
             ]
-            if let status { fields["http.status"] = .int(status) }
+            if let status { fields[LogKeys.httpStatus] = .int(status) }
             logger.warning("market data request failed", fields)
         }
         return body

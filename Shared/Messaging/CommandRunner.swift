@@ -48,7 +48,7 @@ public final class CommandRunner: Service {
         producer: KafkaProducer, maxInFlight: Int = 64, logger: Logger,
         handler: @escaping @Sendable (IncomingCommand) async throws -> Reply
     ) throws {
-        let logger = logger.with(["kafka.topic": .string(topic)])
+        let logger = logger.with([LogKeys.kafkaTopic: .string(topic)])
         name = "command-runner.\(topic)"
         MessagingMetrics.registerCommandTopic(topic)
         consumer = try KafkaGroupConsumer.make(
@@ -87,10 +87,10 @@ package struct CommandProcessor: Sendable {
         let replyTo = message.header(MessageHeaders.replyTo)
         let requestId = message.header(MessageHeaders.requestId)
         var fields: [String: LogValue] = [
-            "kafka.partition": .int(Int(message.partition)), "kafka.offset": .int(Int(message.offset)),
+            LogKeys.kafkaPartition: .int(Int(message.partition)), LogKeys.kafkaOffset: .int(Int(message.offset)),
         ]
-        if let requestId { fields["request.id"] = .string(requestId) }
-        if let correlationId { fields["correlation.id"] = .string(correlationId) }
+        if let requestId { fields[LogKeys.requestId] = .string(requestId) }
+        if let correlationId { fields[LogKeys.correlationId] = .string(correlationId) }
 
         guard let name = message.header(MessageHeaders.command), !name.isEmpty else {
             await deadLetter(message, reason: "missing \(MessageHeaders.command) header", fields: fields)
@@ -98,7 +98,7 @@ package struct CommandProcessor: Sendable {
             MessagingMetrics.commands(topic: topicLabel, outcome: "dead_letter").increment()
             return
         }
-        fields["command"] = .string(name)
+        fields[LogKeys.command] = .string(name)
 
         let deadline: ContinuousClock.Instant
         switch Self.deadline(

@@ -51,7 +51,7 @@ public final class EventPublisher: Sendable {
             _ = try await producer.send(topic: topic, key: Array(key.utf8), value: value, headers: headers)
         } catch {
             MessagingMetrics.publishFailures(topic: topic).increment()
-            logger.error("event publish failed", ["kafka.topic": .string(topic), "error": .string("\(error)")])
+            logger.error("event publish failed", [LogKeys.kafkaTopic: .string(topic), LogKeys.error: .string("\(error)")])
             throw PublishError(topic: topic, reason: "\(error)")
         }
     }

@@ -35,7 +35,7 @@ public final class FindsRecordedConsumer: Service {
                         retries.increment()
                         logger.warning(
                             "read model write failed; retrying, offset held",
-                            ["find.id": .string(event.findId), "attempt": .int(attempt), "error": "\(error)"])
+                            [LogKeys.findId: .string(event.findId), LogKeys.attempt: .int(attempt), LogKeys.error: "\(error)"])
                     }
                 ) { try await apply(event) }
                 recorded.increment()

@@ -56,15 +56,15 @@ public final class RequestReplyClient: Service {
         self.statistics = statistics
     }
 
-    /// Creates this instance's reply topic if missing, positions its reader at the end and starts dispatching
-    /// replies. `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
-    /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
+    /// Creates this instance's reply topic if missing and positions its reader at the end; `run()` dispatches the
+    /// replies (a request made before `run()` starts waits for it). `instanceId` should be stable per replica
+    /// (characters outside `[A-Za-z0-9._-]` become `-`). `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
         queueTarget: Duration = .milliseconds(25), logger: Logger
     ) async throws -> RequestReplyClient {
         let replyTopic = Topics.replies(gatewayInstance: sanitize(instanceId))
-        let logger = logger.with(["kafka.reply_topic": .string(replyTopic)])
+        let logger = logger.with([LogKeys.kafkaReplyTopic: .string(replyTopic)])
         try await KafkaAdmin.ensureTopics(
             configuration: configuration,
             specs: [KafkaAdmin.TopicSpec(name: replyTopic, partitions: 1, configs: ["retention.ms": "3600000"])],
@@ -79,27 +79,11 @@ public final class RequestReplyClient: Service {
         }
         let waiters = ReplyWaiters()
         let statistics = Statistics()
-        let messages = reader.messages
-        // Dispatch replies until the reader closes. Holds no reference to the client.
-        Task { [waiters, statistics, logger] in
-            for await message in messages {
-                guard let drop = waiters.deliver(message, correlationId: message.header(MessageHeaders.correlationId))
-                else { continue }
-                statistics.count(drop)
-                MessagingMetrics.repliesDropped(drop.rawValue).increment()
-                logger.debug(
-                    "reply dropped",
-                    [
-                        "reason": .string(drop.rawValue),
-                        "correlation.id": .string(message.header(MessageHeaders.correlationId) ?? ""),
-                    ])
-            }
-        }
         // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
         producer.onAvailabilityChange { [weak waiters] available in
             if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
         }
-        logger.info("request/reply client ready", ["kafka.offset": .int(Int(reader.startOffset ?? -1))])
+        logger.info("request/reply client ready", [LogKeys.kafkaOffset: .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
             maxInFlight: max(1, maxInFlight), admission: Admission(target: queueTarget, maximum: max(1, maxInFlight)),
@@ -171,8 +155,8 @@ public final class RequestReplyClient: Service {
             logger.warning(
                 "command not enqueued",
                 [
-                    "kafka.topic": .string(topic), "request.id": .string(command.requestId),
-                    "error": .string(error.description),
+                    LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId),
+                    LogKeys.error: .string(error.description),
                 ])
             throw .unavailable(error.description)
         }
@@ -209,7 +193,7 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
             logger.warning(
                 "command not delivered",
-                ["kafka.topic": .string(topic), "request.id": .string(command.requestId), "error": .string(reason)])
+                [LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId), LogKeys.error: .string(reason)])
             throw .unavailable(reason)
         case .closed:
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
@@ -223,7 +207,22 @@ public final class RequestReplyClient: Service {
     /// Replies dropped by this instance so far.
     public var droppedReplies: DroppedReplies { statistics.snapshot }
 
+    /// Dispatches replies to their waiters until `shutdown()` closes the reader and returns when the shutdown is
+    /// done. A reader that stops on its own ends `run()` at once (the service group then stops the binary).
     public func run() async throws {
+        for await message in reader.messages {
+            let correlationId = message.header(MessageHeaders.correlationId)
+            guard let drop = waiters.deliver(message, correlationId: correlationId) else { continue }
+            statistics.count(drop)
+            MessagingMetrics.repliesDropped(drop.rawValue).increment()
+            logger.debug(
+                "reply dropped", [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
+        }
+        guard closing.load(ordering: .acquiring) else {
+            waiters.close()
+            logger.error("reply reader stopped")
+            return
+        }
         await stopped.wait()
     }
 
@@ -247,7 +246,7 @@ public final class RequestReplyClient: Service {
     package static func reply(from message: KafkaMessage, logger: Logger) -> Reply {
         guard let status = message.header(MessageHeaders.status).flatMap({ Int($0) }), (100...599).contains(status)
         else {
-            logger.error("reply without a valid status", ["kafka.offset": .int(Int(message.offset))])
+            logger.error("reply without a valid status", [LogKeys.kafkaOffset: .int(Int(message.offset))])
             return .error(500, "internal error")
         }
         var headers: [(String, String)] = []
@@ -258,7 +257,9 @@ public final class RequestReplyClient: Service {
         return Reply(status: status, body: message.value, headers: headers)
     }
 
-    package static func sanitize(_ instanceId: String) -> String {
+    /// `instanceId` as it appears in the reply topic's name: Kafka topic names allow `[a-zA-Z0-9._-]`, so every
+    /// other character becomes `-`; at most 180 characters; `default` when empty.
+    public static func sanitize(_ instanceId: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         let cleaned = String(instanceId.map { allowed.contains($0) ? $0 : "-" }.prefix(180))
         return cleaned.isEmpty ? "default" : cleaned

@@ -22,7 +22,7 @@ public struct OpenRouterClient: Sendable {
 
     public init(
         baseURL: String = OpenRouterClient.defaultBaseURL, apiKey: String?, http: HTTPClient = .shared,
-        logger: Logger = Logger(label: "openrouter")
+        logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -32,7 +32,7 @@ public struct OpenRouterClient: Sendable {
 
     /// `OPENROUTER_BASE_URL` (default https://openrouter.ai/api/v1) and `OPENROUTER_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger = Logger(label: "openrouter")
+        _ env: Environment, http: HTTPClient = .shared, logger: Logger
     ) -> OpenRouterClient {
         OpenRouterClient(
             baseURL: env.get("OPENROUTER_BASE_URL", default: defaultBaseURL), apiKey: env.get("OPENROUTER_API_KEY"),
@@ -65,7 +65,7 @@ public struct OpenRouterClient: Sendable {
     ) async -> ChatJSONOutcome<T> {
         guard let apiKey else {
             logger.debug(
-                "openrouter call skipped: OPENROUTER_API_KEY is not set", ["openrouter.feature": .string(feature)])
+                "openrouter call skipped: OPENROUTER_API_KEY is not set", [LogKeys.openrouterFeature: .string(feature)])
             return .noAPIKey
         }
         var failures: [ChatModelFailure] = []
@@ -106,8 +106,8 @@ public struct OpenRouterClient: Sendable {
         logger.warning(
             "openrouter cascade failed",
             [
-                "openrouter.feature": .string(feature),
-                "openrouter.failures": .string(failures.map(\.description).joined(separator: ", ")),
+                LogKeys.openrouterFeature: .string(feature),
+                LogKeys.openrouterFailures: .string(failures.map(\.description).joined(separator: ", ")),
             ])
         return .allModelsFailed(failures)
     }
@@ -153,34 +153,34 @@ public struct OpenRouterClient: Sendable {
 
     private func record(model: String, feature: String, outcome: String, elapsed: Duration, usage: ChatUsage?) {
         MetricsRegistry.shared.counter(
-            "openrouter_requests_total", help: "OpenRouter chat requests by model and outcome",
+            MetricNames.openRouterRequests, help: "OpenRouter chat requests by model and outcome",
             labels: ["model": model, "outcome": outcome]
         ).increment()
         var fields: [String: LogValue] = [
-            "openrouter.model": .string(model), "openrouter.feature": .string(feature),
-            "openrouter.outcome": .string(outcome), "duration_ms": .int(Int(elapsed.inMilliseconds)),
+            LogKeys.openrouterModel: .string(model), LogKeys.openrouterFeature: .string(feature),
+            LogKeys.openrouterOutcome: .string(outcome), LogKeys.durationMs: .int(Int(elapsed.inMilliseconds)),
         ]
         if let usage {
-            fields["tokens.prompt"] = .int(usage.promptTokens)
-            fields["tokens.completion"] = .int(usage.completionTokens)
-            fields["tokens.total"] = .int(usage.totalTokens)
+            fields[LogKeys.tokensPrompt] = .int(usage.promptTokens)
+            fields[LogKeys.tokensCompletion] = .int(usage.completionTokens)
+            fields[LogKeys.tokensTotal] = .int(usage.totalTokens)
             let registry = MetricsRegistry.shared
             if let cost = usage.cost {
-                fields["cost.credits"] = .double(cost)
+                fields[LogKeys.costCredits] = .double(cost)
                 // OpenRouter reports credits in USD; out-of-range values are not counted.
                 if cost.isFinite, (0...1_000).contains(cost) {
                     registry.counter(
-                        "openrouter_cost_microusd_total", help: "OpenRouter-reported cost by model, in micro-USD",
+                        MetricNames.openRouterCostMicroUSD, help: "OpenRouter-reported cost by model, in micro-USD",
                         labels: ["model": model]
                     ).increment(by: Int64((cost * 1_000_000).rounded()))
                 }
             }
             registry.counter(
-                "openrouter_tokens_total", help: "OpenRouter tokens by model and kind",
+                MetricNames.openRouterTokens, help: "OpenRouter tokens by model and kind",
                 labels: ["model": model, "kind": "prompt"]
             ).increment(by: Int64(usage.promptTokens))
             registry.counter(
-                "openrouter_tokens_total", help: "OpenRouter tokens by model and kind",
+                MetricNames.openRouterTokens, help: "OpenRouter tokens by model and kind",
                 labels: ["model": model, "kind": "completion"]
             ).increment(by: Int64(usage.completionTokens))
         }

@@ -51,7 +51,7 @@ struct PlacesHTTP: Sendable {
             }
         }
         MetricsRegistry.shared.counter(
-            "places_requests_total", help: "Places upstream requests",
+            MetricNames.placesRequests, help: "Places upstream requests",
             labels: ["source": source.rawValue, "outcome": outcome]
         ).increment()
         return result

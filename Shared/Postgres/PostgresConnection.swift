@@ -60,9 +60,9 @@ public final class PostgresConnection: Sendable {
     private let nextOperation = Atomic<UInt64>(0)
 
     private static let queriesOK = MetricsRegistry.shared.counter(
-        "postgres_queries_total", help: "Postgres statements run, by result.", labels: ["result": "ok"])
+        MetricNames.postgresQueries, help: "Postgres statements run, by result.", labels: ["result": "ok"])
     private static let queriesFailed = MetricsRegistry.shared.counter(
-        "postgres_queries_total", help: "Postgres statements run, by result.", labels: ["result": "error"])
+        MetricNames.postgresQueries, help: "Postgres statements run, by result.", labels: ["result": "error"])
 
     private init(handle: PGHandle, queue: DispatchQueue) {
         self.handle = handle

@@ -60,13 +60,13 @@ public final class PostgresPool: Sendable {
         }
         PQconninfoFree(options)
 
-        let logger = logger.with(["component": "postgres"])
+        let logger = logger.with([LogKeys.component: "postgres"])
         let hooks = ConnectionPool<PostgresConnection>.Hooks(
             open: {
                 do {
                     return try await PostgresConnection.make(url: url, connectTimeout: connectTimeout)
                 } catch {
-                    logger.warning("postgres connect failed", ["error": .string("\(error)")])
+                    logger.warning("postgres connect failed", [LogKeys.error: .string("\(error)")])
                     throw error
                 }
             },
@@ -151,7 +151,7 @@ public final class PostgresPool: Sendable {
             _ = try await connection.command("SELECT pg_advisory_unlock_all()")
             clean = connection.sessionState == .idle
         } catch {
-            logger.warning("closing reserved connection: unlock failed", ["error": .string("\(error)")])
+            logger.warning("closing reserved connection: unlock failed", [LogKeys.error: .string("\(error)")])
         }
         pool.release(connection, reusable: clean)
         return try result.get()
@@ -173,7 +173,7 @@ public final class PostgresPool: Sendable {
         for (a, b) in zip(ordered, ordered.dropFirst()) where a.version == b.version {
             throw PostgresError(code: .invalidArgument, message: "duplicate migration version \(a.version)")
         }
-        let logger = self.logger.with(["db.schema": .string(schema)])
+        let logger = self.logger.with([LogKeys.dbSchema: .string(schema)])
         let applied = try await transaction { connection -> [Migration] in
             _ = try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended(\("mapvest.migrate." + schema), 0))")
@@ -200,8 +200,8 @@ public final class PostgresPool: Sendable {
                         logger.warning(
                             "recorded migration has another name",
                             [
-                                "db.migration.version": .int(migration.version),
-                                "db.migration.name": .string(migration.name),
+                                LogKeys.dbMigrationVersion: .int(migration.version),
+                                LogKeys.dbMigrationName: .string(migration.name),
                             ])
                     }
                     continue
@@ -219,7 +219,7 @@ public final class PostgresPool: Sendable {
         for migration in applied {
             logger.info(
                 "migration applied",
-                ["db.migration.version": .int(migration.version), "db.migration.name": .string(migration.name)])
+                [LogKeys.dbMigrationVersion: .int(migration.version), LogKeys.dbMigrationName: .string(migration.name)])
         }
     }
 
@@ -262,7 +262,7 @@ public final class PostgresPool: Sendable {
             do {
                 _ = try await connection.command("ROLLBACK")
             } catch {
-                logger.warning("rollback of an abandoned transaction failed", ["error": .string("\(error)")])
+                logger.warning("rollback of an abandoned transaction failed", [LogKeys.error: .string("\(error)")])
             }
         }
         pool.release(connection, reusable: connection.sessionState == .idle)

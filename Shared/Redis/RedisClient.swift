@@ -43,13 +43,13 @@ public final class RedisClient: Sendable {
         guard size >= 1 else { throw RedisError(code: .invalidArgument, message: "pool size must be at least 1") }
         let endpoint = try RedisEndpoint(url: url)
         signal(SIGPIPE, SIG_IGN)
-        let logger = logger.with(["component": "redis"])
+        let logger = logger.with([LogKeys.component: "redis"])
         let hooks = ConnectionPool<RedisConnection>.Hooks(
             open: {
                 do {
                     return try await RedisConnection.make(endpoint, timeout: commandTimeout)
                 } catch {
-                    logger.warning("redis connect failed", ["error": .string("\(error)")])
+                    logger.warning("redis connect failed", [LogKeys.error: .string("\(error)")])
                     throw error
                 }
             },

@@ -46,7 +46,7 @@ public struct RedisSharedCache<Value: Codable & Sendable>: Sendable {
             guard let bytes = try await redis.get(prefix + key) else { return nil }
             return try? JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {
-            logger.debug("shared cache read failed", ["cache.prefix": .string(prefix), "error": "\(error)"])
+            logger.debug("shared cache read failed", [LogKeys.cachePrefix: .string(prefix), LogKeys.error: "\(error)"])
             return nil
         }
     }
@@ -66,7 +66,7 @@ public struct RedisSharedCache<Value: Codable & Sendable>: Sendable {
             }
             return out
         } catch {
-            logger.debug("shared cache read failed", ["cache.prefix": .string(prefix), "error": "\(error)"])
+            logger.debug("shared cache read failed", [LogKeys.cachePrefix: .string(prefix), LogKeys.error: "\(error)"])
             return [:]
         }
     }
@@ -77,7 +77,7 @@ public struct RedisSharedCache<Value: Codable & Sendable>: Sendable {
         do {
             try await redis.set(prefix + key, Array(bytes), ttl: ttl)
         } catch {
-            logger.warning("shared cache write failed", ["cache.prefix": .string(prefix), "error": "\(error)"])
+            logger.warning("shared cache write failed", [LogKeys.cachePrefix: .string(prefix), LogKeys.error: "\(error)"])
         }
     }
 

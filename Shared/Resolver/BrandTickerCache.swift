@@ -93,7 +93,7 @@ public struct BrandTickerCache: Sendable {
                     expires_at = EXCLUDED.expires_at
                 """)
         } catch {
-            logger.warning("brand cache write failed", ["error": "\(error)"])
+            logger.warning("brand cache write failed", [LogKeys.error: "\(error)"])
         }
     }
 

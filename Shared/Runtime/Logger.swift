@@ -101,7 +101,7 @@ public struct Logger: Sendable {
                 Self.suppressedCounter(level).increment()
                 return
             }
-            if suppressed > 0 { fields["log.suppressed"] = .int(suppressed) }
+            if suppressed > 0 { fields[LogKeys.logSuppressed] = .int(suppressed) }
         }
         if format == .text {
             let fields = metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key })
@@ -122,10 +122,10 @@ public struct Logger: Sendable {
     }
 
     private static let suppressedWarnings = MetricsRegistry.shared.counter(
-        "log_lines_suppressed_total", help: "Repeated warning and error lines not written (rate-limited).",
+        MetricNames.logLinesSuppressed, help: "Repeated warning and error lines not written (rate-limited).",
         labels: ["level": "warning"])
     private static let suppressedErrors = MetricsRegistry.shared.counter(
-        "log_lines_suppressed_total", help: "Repeated warning and error lines not written (rate-limited).",
+        MetricNames.logLinesSuppressed, help: "Repeated warning and error lines not written (rate-limited).",
         labels: ["level": "error"])
 
     private static func suppressedCounter(_ level: Level) -> Counter {

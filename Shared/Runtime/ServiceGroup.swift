@@ -93,7 +93,7 @@ public final class ServiceGroup: Sendable {
                 }
             }
             readiness.set(true)
-            logger.info("started", ["services": .string(services.map(\.name).joined(separator: ","))])
+            logger.info("started", [LogKeys.services: .string(services.map(\.name).joined(separator: ","))])
 
             var cause = Cause.requested("trigger stream ended")
             for await first in triggers {
@@ -102,9 +102,9 @@ public final class ServiceGroup: Sendable {
             }
             readiness.set(false)
             if case .serviceEnded(let name, let error) = cause {
-                logger.error("service ended on its own", ["service": .string(name), "error": "\(error.map { "\($0)" } ?? "none")"])
+                logger.error("service ended on its own", [LogKeys.service: .string(name), LogKeys.error: "\(error.map { "\($0)" } ?? "none")"])
             }
-            logger.info("shutting down", ["reason": .string(cause.description)])
+            logger.info("shutting down", [LogKeys.reason: .string(cause.description)])
 
             let deadline = ContinuousClock.now + shutdownTimeout
             for (service, end) in zip(services, ended).reversed() {
@@ -114,7 +114,7 @@ public final class ServiceGroup: Sendable {
                     return true
                 }
                 if stopped == nil {
-                    logger.error("shutdown deadline passed", ["service": .string(service.name)])
+                    logger.error("shutdown deadline passed", [LogKeys.service: .string(service.name)])
                     break
                 }
             }

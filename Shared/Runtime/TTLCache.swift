@@ -40,4 +40,6 @@ public final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             entries[key] = Entry(value: value, expires: now + (ttl ?? self.ttl))
         }
     }
+
+    public func removeAll() { entries.withLock { $0.removeAll() } }
 }

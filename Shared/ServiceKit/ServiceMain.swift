@@ -63,7 +63,7 @@ public enum ServiceMain {
                 shutdownTimeout: environment.milliseconds("SHUTDOWN_TIMEOUT_MS", default: .seconds(25)))
             try await group.run()
         } catch {
-            logger.error("exiting", ["error": "\(error)"])
+            logger.error("exiting", [LogKeys.error: "\(error)"])
             exit(1)
         }
     }

@@ -11,9 +11,9 @@ public final class UsageReporter: Service {
     static let keyPrefix = "mapvest:usage:"
     /// The counters the admin routes read.
     public static let counters: Set<String> = [
-        "gateway_requests_total", "openrouter_requests_total", "openrouter_tokens_total",
-        "openrouter_cost_microusd_total", "exa_requests_total", "market_data_requests_total",
-        "places_requests_total",
+        MetricNames.gatewayRequests, MetricNames.openRouterRequests, MetricNames.openRouterTokens,
+        MetricNames.openRouterCostMicroUSD, MetricNames.exaRequests, MetricNames.marketDataRequests,
+        MetricNames.placesRequests,
     ]
     public let name = "usage-reporter"
     private let redis: RedisClient
@@ -79,7 +79,7 @@ public final class UsageReporter: Service {
                 for (key, delta) in deltas { reported[key, default: 0] += delta }
             }
         } catch {
-            logger.warning("usage report failed; kept for the next flush", ["error": .string("\(error)")])
+            logger.warning("usage report failed; kept for the next flush", [LogKeys.error: .string("\(error)")])
         }
     }
 }

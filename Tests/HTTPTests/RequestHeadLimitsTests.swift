@@ -5,7 +5,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Request heads that are too big, too many-fielded or badly encoded get a prompt 400 or 414, never a held connection.
+/// Request heads that are too big, too many-fielded or badly encoded get a prompt 400, 414 or 431, never a held
+/// connection.
 @Suite("HTTPServer request head limits")
 struct RequestHeadLimitsTests {
     /// A query of `count` × `a=1`.
@@ -23,7 +24,10 @@ struct RequestHeadLimitsTests {
             try await connection.send("GET /v1/health?\(Self.manyArguments(count)) HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try await connection.readResponse()
             #expect(ContinuousClock.now - started < .seconds(3))
-            #expect([200, 400, 414, 431].contains(response.status), "status \(response.status)")
+            // Over `RequestHeadCheck.maxQueryFields` fields: our 400 when the head fits in the connection's memory,
+            // libmicrohttpd's own 414/431 when it does not; never the handler's 200.
+            #expect([400, 414, 431].contains(response.status), "status \(response.status)")
+            if count <= 2_500 { #expect(response.status == 400, "status \(response.status)") }
         }
     }
 }

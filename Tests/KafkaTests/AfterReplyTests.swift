@@ -36,6 +36,7 @@ struct AfterReplyTests {
         let client = try await RequestReplyClient.make(
             configuration: configuration, instanceId: TestEnvironment.uniqueName("gw"), producer: producer,
             maxInFlight: 8, logger: testLogger)
+        let replies = Running(client)
         // The reply comes at once although its after-reply work fails (the first request also waits for the join).
         let reply = try await client.request(
             OutgoingCommand(service: .nearby, name: "effect", key: nil, body: "find-1".bytes, requestId: "e"),
@@ -52,7 +53,7 @@ struct AfterReplyTests {
         storeUp.release()
         #expect(await eventually(timeout: .seconds(10)) { done.all == ["find-1"] })
         #expect(try await eventually { try await runner.committedOffset(topic: topic, partition: partition) == 1 })
-        await client.shutdown()
+        try await replies.stop()
         try await running.stop()
     }
 
@@ -75,12 +76,13 @@ struct AfterReplyTests {
         let client = try await RequestReplyClient.make(
             configuration: configuration, instanceId: TestEnvironment.uniqueName("gw"), producer: producer,
             maxInFlight: 8, logger: testLogger)
+        let replies = Running(client)
         let reply = try await client.request(
             OutgoingCommand(service: .nearby, name: "down", key: nil, body: [], requestId: "d"), topic: topic,
             budget: .seconds(20))
         #expect(reply.status == 503)
         #expect(reply.body.text == #"{"error":"event bus unavailable"}"#)
-        await client.shutdown()
+        try await replies.stop()
         try await running.stop()
     }
 }

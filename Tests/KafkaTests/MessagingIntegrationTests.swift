@@ -48,10 +48,13 @@ struct CommandStack {
             producer: producer, runner: Running(runner), handled: handled)
     }
 
+    /// A running client (it dispatches replies until the test shuts it down).
     func client(maxInFlight: Int = 64) async throws -> RequestReplyClient {
-        try await RequestReplyClient.make(
+        let client = try await RequestReplyClient.make(
             configuration: configuration, instanceId: TestEnvironment.uniqueName("gw"), producer: producer,
             maxInFlight: maxInFlight, logger: testLogger)
+        _ = Running(client)
+        return client
     }
 
     func request(_ client: RequestReplyClient, _ name: String, _ body: String, budget: Duration = .seconds(10))

@@ -24,14 +24,17 @@ struct OffsetTrackerTests {
         #expect(tracker.outstanding() == 0)
     }
 
-    @Test func nothingFinishedMeansNothingToCommit() {
+    @Test func anUnfinishedFirstOffsetHoldsTheCommitThere() {
         var tracker = OffsetTracker()
         let epoch = tracker.assign(tp)
         _ = tracker.begin(tp, offset: 5)
         _ = tracker.begin(tp, offset: 6)
-        tracker.finish(tp, epoch: epoch, offset: 6)
-        // Committing 5 (the lowest unfinished) is harmless: it is where consumption would restart anyway.
-        #expect(tracker.takeCommits().map(\.1).allSatisfy { $0 <= 5 })
+        let advanced = tracker.finish(tp, epoch: epoch, offset: 6)
+        #expect(!advanced)
+        // 5 (the lowest unfinished) is committable, never 7: it is where consumption would restart anyway.
+        #expect(tracker.takeCommits().map(\.1) == [5])
+        #expect(tracker.takeCommits().isEmpty)
+        #expect(tracker.outstanding() == 1)
     }
 
     @Test func abandonedMessagesBlockCommitsButAreNotAwaited() {

@@ -1,5 +1,6 @@
 import Foundation
 import Runtime
+import Synchronization
 import Testing
 
 struct LoggerTests {
@@ -289,5 +290,43 @@ struct NumbersTests {
         #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: 9e18)).isEmpty)
         #expect(!Timestamp.iso8601(Date(timeIntervalSince1970: -9e18)).isEmpty)
         #expect(!Timestamp.iso8601(.distantFuture).isEmpty)
+    }
+}
+
+@Suite("Single-flight cache (no stack)")
+struct SingleFlightCacheTests {
+    final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    @Test func concurrentCallersShareOneComputationAndLaterOnesReadTheCache() async {
+        let cache = SingleFlightCache<String, Int>(ttl: .seconds(60))
+        let computed = Count()
+        let values = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await cache.value(for: "k") {
+                        computed.value.add(1, ordering: .relaxed)
+                        try? await Task.sleep(for: .milliseconds(50))
+                        return 7
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: 7, count: 20))
+        #expect(computed.value.load(ordering: .relaxed) == 1)
+        #expect(await cache.value(for: "k") { 8 } == 7)
+        cache.removeAll()
+        #expect(await cache.value(for: "k") { 8 } == 8)
+    }
+
+    @Test func aResultKeepRefusesIsNotCachedAndEntriesExpire() async throws {
+        let cache = SingleFlightCache<String, Int?>(ttl: .milliseconds(50))
+        #expect(await cache.value(for: "k", keep: { $0 != nil }) { nil } == nil)
+        #expect(await cache.value(for: "k", keep: { $0 != nil }) { 1 } == 1)
+        #expect(await cache.value(for: "k") { 2 } == 1)
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(await cache.value(for: "k") { 3 } == 3)
     }
 }

@@ -74,7 +74,7 @@ extension SystemTests {
             #expect(filings.cik == "0000320193" && filings.name == "Apple Inc." && filings.ticker == "AAPL")
             #expect(filings.filings.map(\.form) == ["10-K", "10-Q"])
             #expect(filings.filings.first?.url == "\(edgar.baseURL)/Archives/edgar/data/320193/000032019326000010/aapl-20260927.htm")
-            #expect(edgar.requests.allSatisfy { ($0.headers["User-Agent"] ?? "").contains("@") })
+            #expect(!edgar.requests.isEmpty && edgar.requests.allSatisfy { ($0.headers["User-Agent"] ?? "").contains("@") })
             let unknown = try await SystemClient.send(gateway, "GET", "/v1/memo/sec/ZZZZ")
             #expect(unknown.status == 404 && SystemClient.errorMessage(unknown) == "ticker not found at SEC EDGAR")
             #expect(try await SystemClient.send(gateway, "GET", "/v1/memo/sec/%00X").status == 400)

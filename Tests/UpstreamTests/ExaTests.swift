@@ -93,7 +93,7 @@ struct ExaClientTests {
     }
 
     @Test func sourceCitesExa() {
-        let exa = ExaClient(apiKey: nil)
+        let exa = ExaClient(apiKey: nil, logger: quietLogger())
         let source = exa.source(for: ExaHit(title: "t", url: "https://a.example/1"), confidence: .high)
         #expect(source.provider == .exa && source.url == "https://a.example/1" && source.confidence == .high)
         #expect(source.fetchedAt.hasSuffix("Z") && source.fetchedAt.count == 24)

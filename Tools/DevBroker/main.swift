@@ -57,7 +57,7 @@ let cluster: MockKafkaCluster
 do {
     cluster = try MockKafkaCluster.make(brokers: brokerCount, logger: logger)
 } catch {
-    logger.error("mock cluster failed to start", ["error": "\(error)"])
+    logger.error("mock cluster failed to start", [LogKeys.error: "\(error)"])
     exit(1)
 }
 // Dev clients use a 1.5 s session timeout (fast failover); the mock's default 3 s first-join delay would expire them.
@@ -66,7 +66,7 @@ if let bootstrapFile {
     do {
         try writeAtomically(cluster.bootstrapServers, to: bootstrapFile)
     } catch {
-        logger.error("cannot write bootstrap file", ["path": .string(bootstrapFile), "error": "\(error)"])
+        logger.error("cannot write bootstrap file", [LogKeys.path: .string(bootstrapFile), LogKeys.error: "\(error)"])
         exit(1)
     }
 }
@@ -74,13 +74,13 @@ FileHandle.standardOutput.write(Data((cluster.bootstrapServers + "\n").utf8))
 logger.info(
     "dev broker ready",
     [
-        "kafka.brokers": .string(cluster.bootstrapServers), "brokers": .int(Int(brokerCount)),
-        "librdkafka": .string(MockKafkaCluster.libraryVersion), "short_first_join": .bool(shortFirstJoin),
-        "path": .string(bootstrapFile ?? ""),
+        LogKeys.kafkaBrokers: .string(cluster.bootstrapServers), LogKeys.brokers: .int(Int(brokerCount)),
+        LogKeys.librdkafka: .string(MockKafkaCluster.libraryVersion), LogKeys.shortFirstJoin: .bool(shortFirstJoin),
+        LogKeys.path: .string(bootstrapFile ?? ""),
     ])
 
 for await sig in signals {
-    logger.info("dev broker stopping", ["signal": .int(Int(sig))])
+    logger.info("dev broker stopping", [LogKeys.signal: .int(Int(sig))])
     break
 }
 for source in signalSources { source.cancel() }

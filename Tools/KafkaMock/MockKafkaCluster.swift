@@ -30,7 +30,7 @@ public final class MockKafkaCluster: @unchecked Sendable {
 
     /// Starts `brokers` mock brokers (at least one) listening on loopback.
     public static func make(brokers: Int32, logger: Logger) throws(MockKafkaClusterError) -> MockKafkaCluster {
-        let log = LogSink(logger: logger.with(["kafka.client": "mock-cluster"]))
+        let log = LogSink(logger: logger.with([LogKeys.kafkaClient: "mock-cluster"]))
         guard let conf = rd_kafka_conf_new() else { throw MockKafkaClusterError("conf_new failed") }
         var errorText = [CChar](repeating: 0, count: 512)
         guard rd_kafka_conf_set(conf, "log_level", "4", &errorText, errorText.count) == RD_KAFKA_CONF_OK else {

@@ -55,7 +55,7 @@ public final class CommandScheduler: Service {
         self.clock = clock
         self.interval = interval
         self.claimLease = claimLease
-        self.logger = logger.with(["component": "scheduler"])
+        self.logger = logger.with([LogKeys.component: "scheduler"])
     }
 
     /// The slot key of an instant: UTC minute, `2026-12-01T07:00Z`.
@@ -77,12 +77,12 @@ public final class CommandScheduler: Service {
                 if sent {
                     try await claims.complete(job: job.job, slot: key)
                     published.append("\(job.job)@\(key)")
-                    logger.info("scheduled command published", ["job": .string(job.job), "slot": .string(key)])
+                    logger.info("scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
                 } else {
                     try await claims.release(job: job.job, slot: key)
                 }
             } catch {
-                logger.warning("scheduler tick failed", ["job": .string(job.job), "error": .string("\(error)")])
+                logger.warning("scheduler tick failed", [LogKeys.job: .string(job.job), LogKeys.error: .string("\(error)")])
             }
         }
         return published

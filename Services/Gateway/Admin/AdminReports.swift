@@ -58,7 +58,7 @@ struct AdminReports: Sendable {
 
     func metrics(_ series: [UsageTotals.Series], hours: Int) -> Metrics {
         var requests: [String: Int64] = [:]
-        for s in series where s.name == "gateway_requests_total" {
+        for s in series where s.name == MetricNames.gatewayRequests {
             requests["\(s.labels["method"] ?? "?") \(s.labels["route"] ?? "?")", default: 0] += s.value
         }
         return Metrics(
@@ -73,20 +73,20 @@ struct AdminReports: Sendable {
         for s in series {
             let model = s.labels["model"] ?? "?"
             switch s.name {
-            case "openrouter_requests_total":
+            case MetricNames.openRouterRequests:
                 if s.labels["outcome"] == "ok" {
                     models[model, default: ModelUsage()].calls += s.value
                 } else {
                     models[model, default: ModelUsage()].failedCalls += s.value
                 }
-            case "openrouter_tokens_total":
+            case MetricNames.openRouterTokens:
                 if s.labels["kind"] == "prompt" { models[model, default: ModelUsage()].promptTokens += s.value }
                 if s.labels["kind"] == "completion" { models[model, default: ModelUsage()].completionTokens += s.value }
-            case "openrouter_cost_microusd_total":
+            case MetricNames.openRouterCostMicroUSD:
                 models[model, default: ModelUsage()].reportedCostUsd += Double(s.value) / 1_000_000
-            case "exa_requests_total": exaCalls += s.value
-            case "market_data_requests_total": market[s.labels["provider"] ?? "?", default: 0] += s.value
-            case "places_requests_total": places[s.labels["source"] ?? "?", default: 0] += s.value
+            case MetricNames.exaRequests: exaCalls += s.value
+            case MetricNames.marketDataRequests: market[s.labels["provider"] ?? "?", default: 0] += s.value
+            case MetricNames.placesRequests: places[s.labels["source"] ?? "?", default: 0] += s.value
             default: break
             }
         }

@@ -70,13 +70,13 @@ struct AdminRoutes: Sendable {
                 if let target = context.parameters["id"] { detail["target"] = target }
                 try await log.append(kind: "admin_action", actor: user.id, subject: context.parameters["id"], detail: detail)
             } catch {
-                logger.warning("admin log unavailable; refusing the admin request", ["error": .string("\(error)")])
+                logger.warning("admin log unavailable; refusing the admin request", [LogKeys.error: .string("\(error)")])
                 return .error(503, "admin log unavailable")
             }
             do {
                 return try await handle(context, user)
             } catch {
-                logger.warning("admin request failed", ["route": .string(template), "error": .string("\(error)")])
+                logger.warning("admin request failed", [LogKeys.route: .string(template), LogKeys.error: .string("\(error)")])
                 return .error(503, "admin data unavailable")
             }
         }

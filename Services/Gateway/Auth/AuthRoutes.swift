@@ -62,7 +62,7 @@ struct AuthRoutes: Sendable {
             if returnCodes { return .json(200, SentBody(sent: true, devCode: code)) }
             return .json(200, SentBody(sent: true, devCode: nil))
         } catch {
-            logger.warning("sign-in code not issued", ["error": "\(error)"])
+            logger.warning("sign-in code not issued", [LogKeys.error: "\(error)"])
             return .error(503, "sign-in unavailable")
         }
     }
@@ -88,7 +88,7 @@ struct AuthRoutes: Sendable {
                         user: user))
             }
         } catch {
-            logger.warning("sign-in verification failed", ["error": "\(error)"])
+            logger.warning("sign-in verification failed", [LogKeys.error: "\(error)"])
             return .error(503, "sign-in unavailable")
         }
     }
@@ -106,7 +106,7 @@ struct AuthRoutes: Sendable {
                 body: "Open this link to sign in: \(publicURL)/v1/auth/verify?token=\(token)")
             return .json(200, SentBody(sent: true, devCode: nil))
         } catch {
-            logger.warning("magic link not issued", ["error": "\(error)"])
+            logger.warning("magic link not issued", [LogKeys.error: "\(error)"])
             return .error(503, "sign-in unavailable")
         }
     }
@@ -167,7 +167,7 @@ struct AuthRoutes: Sendable {
                 SessionBody(token: issued.token, userId: user.id, expiresAt: Timestamp.iso8601(issued.expiresAt)),
                 email: user.email)
         } catch {
-            logger.warning("magic link verification failed", ["error": "\(error)"])
+            logger.warning("magic link verification failed", [LogKeys.error: "\(error)"])
             return .rejected(status: 503, message: "sign-in unavailable")
         }
     }

@@ -10,6 +10,6 @@ struct DevMailSink: MailSender {
     let logger: Logger
 
     func send(to email: String, subject: String, body: String) async throws {
-        logger.info("sign-in mail (dev sink; not delivered)", ["mail.subject": .string(subject)])
+        logger.info("sign-in mail (dev sink; not delivered)", [LogKeys.mailSubject: .string(subject)])
     }
 }

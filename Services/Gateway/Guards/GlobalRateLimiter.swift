@@ -39,7 +39,7 @@ struct GlobalRateLimiter: Sendable {
             hit = try await redis.fixedWindowHit(key: "mapvest:rl:global:" + Self.key(for: caller), window: Self.window)
         } catch {
             failOpen.increment()
-            logger.warning("rate limiter unavailable; failing open", ["error": "\(error)"])
+            logger.warning("rate limiter unavailable; failing open", [LogKeys.error: "\(error)"])
             return (nil, [])
         }
         let resetSeconds = max(1, Int((hit.resetInMs + 999) / 1000))

@@ -53,7 +53,7 @@ struct IdentifyGuards: Sendable {
             Self.slidingScript, keys: abuseKeys, args: ["60000", Digest.randomHex(bytes: 8)]),
             attempts > Self.abuseLimit
         {
-            logger.warning("suspected_abuse", ["tag": "suspected_abuse", "route": "/v1/identify"])
+            logger.warning("suspected_abuse", [LogKeys.tag: "suspected_abuse", LogKeys.route: "/v1/identify"])
             // The first rejected attempt of a burst is logged; the rest of the burst adds nothing.
             if attempts == Self.abuseLimit + 1 {
                 do {
@@ -61,7 +61,7 @@ struct IdentifyGuards: Sendable {
                         kind: "suspected_abuse", actor: nil, subject: userId ?? "ip:" + caller.clientIP,
                         detail: ["route": "POST /v1/identify", "ip": caller.clientIP, "attempts": String(attempts)])
                 } catch {
-                    logger.warning("admin log unavailable; abuse trip not recorded", ["error": .string("\(error)")])
+                    logger.warning("admin log unavailable; abuse trip not recorded", [LogKeys.error: .string("\(error)")])
                 }
             }
             return (.error(429, "suspected abuse — try again later"), [])
@@ -86,7 +86,7 @@ struct IdentifyGuards: Sendable {
                 return (.error(429, "identify rate limit exceeded"), headers)
             }
         } catch {
-            logger.warning("identify buckets unavailable; failing open", ["error": "\(error)"])
+            logger.warning("identify buckets unavailable; failing open", [LogKeys.error: "\(error)"])
         }
 
         // 5. Anonymous callers need a device id.
@@ -114,7 +114,7 @@ struct IdentifyGuards: Sendable {
                 }
             }
         } catch {
-            logger.warning("quota store unavailable; failing open", ["error": "\(error)"])
+            logger.warning("quota store unavailable; failing open", [LogKeys.error: "\(error)"])
         }
         return (nil, headers)
     }

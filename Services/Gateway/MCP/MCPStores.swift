@@ -23,7 +23,7 @@ struct RedisCallLimiter: MCPCallLimiter {
             return hit.count <= Self.perMinute
         } catch {
             failOpen.increment()
-            logger.warning("MCP limiter unavailable; failing open", ["error": "\(error)"])
+            logger.warning("MCP limiter unavailable; failing open", [LogKeys.error: "\(error)"])
             return true
         }
     }

@@ -44,7 +44,7 @@ enum OpenAPIDocument {
     static func report(_ router: Router, logger: Logger, metrics: MetricsRegistry = .shared) {
         let missing = undocumented(router.served + AdminEndpoints.paths.map { ("GET", $0) })
         for operation in missing {
-            logger.warning("route has no entry in docs/openapi.yaml", ["http.route": .string(operation)])
+            logger.warning("route has no entry in docs/openapi.yaml", [LogKeys.httpRoute: .string(operation)])
         }
         metrics.gauge("gateway_undocumented_routes", help: "Served routes without an entry in docs/openapi.yaml.")
             .set(Int64(missing.count))

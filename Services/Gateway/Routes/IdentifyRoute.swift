@@ -31,7 +31,7 @@ struct IdentifyRoute: Sendable {
         do {
             photoKey = try await photos.put(form.image)
         } catch {
-            logger.warning("photo store failed", ["request.id": .string(context.requestId), "error": "\(error)"])
+            logger.warning("photo store failed", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
             return .error(503, "photo store unavailable")
         }
         let userId = context.caller.session?.userId
@@ -47,7 +47,7 @@ struct IdentifyRoute: Sendable {
             do {
                 try await guards.users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
             } catch {
-                logger.warning("usage not recorded", ["request.id": .string(context.requestId), "error": "\(error)"])
+                logger.warning("usage not recorded", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
             }
         }
         return response

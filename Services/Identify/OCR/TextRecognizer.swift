@@ -39,7 +39,7 @@ public final class TextRecognizer: Sendable {
             thread.name = "ocr-\(index)"
             thread.start()
         }
-        logger.info("ocr ready", ["ocr.workers": .int(count)])
+        logger.info("ocr ready", [LogKeys.ocrWorkers: .int(count)])
         return TextRecognizer(queue: queue)
     }
 

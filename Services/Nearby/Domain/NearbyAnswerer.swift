@@ -124,7 +124,7 @@ public struct NearbyAnswerer: Sendable {
         do {
             return Set(try await captures.captures(userId: userId, tiles: tiles))
         } catch {
-            logger.warning("captures read failed; state omitted", ["error": "\(error)"])
+            logger.warning("captures read failed; state omitted", [LogKeys.error: "\(error)"])
             return nil
         }
     }

@@ -123,7 +123,7 @@ public struct PushCommands: Sendable {
                 let delay = Duration.milliseconds(50 << min(attempt, 5))
                 guard attempt < 5, command.remaining > delay + .milliseconds(250) else { throw error }
                 logger.warning(
-                    "push command retrying", ["command": .string(command.name), "error": .string("\(error)")])
+                    "push command retrying", [LogKeys.command: .string(command.name), LogKeys.error: .string("\(error)")])
                 try await Task.sleep(for: delay)
             }
         }

@@ -77,7 +77,7 @@ public final class PushDispatcher: Sendable {
         self.expo = expo
         self.pace = pace
         self.gate = gate
-        self.logger = logger.with(["component": "push-dispatcher"])
+        self.logger = logger.with([LogKeys.component: "push-dispatcher"])
         self.onLockHeld = onLockHeld
     }
 
@@ -97,7 +97,7 @@ public final class PushDispatcher: Sendable {
             case .sleep(let delay):
                 try? await Task.sleep(for: delay)
             case .abandonPages:
-                logger.error("push request abandoned: database unavailable", ["push.request": .string(request.id)])
+                logger.error("push request abandoned: database unavailable", [LogKeys.pushRequest: .string(request.id)])
             case .finish(let unavailable):
                 summary.giveUp(unavailable)
                 break runs
@@ -108,10 +108,10 @@ public final class PushDispatcher: Sendable {
         logger.debug(
             "push request done",
             [
-                "push.request": .string(request.id), "push.event_kind": .string(plan.eventKind),
-                "push.successes": .int(summary.successes), "push.failures": .int(summary.failures),
-                "push.skipped": .int(summary.skipped),
-                "duration.ms": .double((ContinuousClock.now - started).inMilliseconds),
+                LogKeys.pushRequest: .string(request.id), LogKeys.pushEventKind: .string(plan.eventKind),
+                LogKeys.pushSuccesses: .int(summary.successes), LogKeys.pushFailures: .int(summary.failures),
+                LogKeys.pushSkipped: .int(summary.skipped),
+                LogKeys.durationMs: .double((ContinuousClock.now - started).inMilliseconds),
             ])
         return summary
     }
@@ -135,7 +135,7 @@ public final class PushDispatcher: Sendable {
             Metrics.batchErrors.increment()
             logger.warning(
                 "push batch failed before handoff",
-                ["push.request": .string(plan.request.id), "error": .string("\(error)")])
+                [LogKeys.pushRequest: .string(plan.request.id), LogKeys.error: .string("\(error)")])
             return BatchOutcome(failed: selection)
         }
     }
@@ -201,7 +201,7 @@ public final class PushDispatcher: Sendable {
                 if blockedLog.shouldFire() {
                     logger.warning(
                         "expo dispatch disabled: production gate closed, notifications counted as failures",
-                        ["push.messages": .int(groups.count)])
+                        [LogKeys.pushMessages: .int(groups.count)])
                 }
                 action = batch.blocked()
                 countNotifications(batch.tally)
@@ -214,8 +214,8 @@ public final class PushDispatcher: Sendable {
                     logger.warning(
                         "push finalize failed",
                         [
-                            "push.request": .string(plan.request.id), "attempt": .int(attempt),
-                            "error": .string("\(error)"),
+                            LogKeys.pushRequest: .string(plan.request.id), LogKeys.attempt: .int(attempt),
+                            LogKeys.error: .string("\(error)"),
                         ])
                     action = batch.finalizeFailed()
                 }

@@ -28,7 +28,7 @@ public final class PushMaintenance: Service {
         self.expo = expo
         self.interval = interval
         self.pollReceipts = pollReceipts
-        self.logger = logger.with(["component": "push-maintenance"])
+        self.logger = logger.with([LogKeys.component: "push-maintenance"])
     }
 
     public func run() async throws {
@@ -66,13 +66,13 @@ public final class PushMaintenance: Service {
         do {
             try await sweepExpiredLeases()
         } catch {
-            logger.warning("expired lease sweep failed", ["error": .string("\(error)")])
+            logger.warning("expired lease sweep failed", [LogKeys.error: .string("\(error)")])
         }
         guard pollReceipts else { return }
         do {
             try await pollDueReceipts()
         } catch {
-            logger.warning("receipt polling failed", ["error": .string("\(error)")])
+            logger.warning("receipt polling failed", [LogKeys.error: .string("\(error)")])
         }
     }
 

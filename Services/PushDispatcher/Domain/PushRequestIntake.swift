@@ -20,7 +20,7 @@ public final class PushRequestIntake: Service {
         deadLetterTopic: String = Topics.deadLetter, maxInFlight: Int, logger: Logger,
         deliver: @escaping @Sendable (PushRequest) async -> Void
     ) throws {
-        let logger = logger.with(["kafka.topic": .string(topic)])
+        let logger = logger.with([LogKeys.kafkaTopic: .string(topic)])
         name = "push-intake.\(topic)"
         consumer = try KafkaGroupConsumer.make(
             configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
@@ -36,8 +36,8 @@ public final class PushRequestIntake: Service {
                 headers.append(KafkaHeader(MessageHeaders.dlqPartition, String(message.partition)))
                 headers.append(KafkaHeader(MessageHeaders.dlqOffset, String(message.offset)))
                 let fields: [String: LogValue] = [
-                    "kafka.partition": .int(Int(message.partition)), "kafka.offset": .int(Int(message.offset)),
-                    "reason": .string(reason.rawValue),
+                    LogKeys.kafkaPartition: .int(Int(message.partition)), LogKeys.kafkaOffset: .int(Int(message.offset)),
+                    LogKeys.reason: .string(reason.rawValue),
                 ]
                 do {
                     _ = try await producer.send(

@@ -45,7 +45,7 @@ public struct PushRuntime: Sendable {
         if let reason = configuration.gateReason {
             logger.error(
                 "expo dispatch DISABLED by the production gate: nothing will be sent and every notification counts as failed",
-                ["reason": .string(reason)])
+                [LogKeys.reason: .string(reason)])
         }
         return PushRuntime(
             configuration: configuration, schema: schema, db: db, handoffPool: handoffPool, redis: redis, expo: expo,

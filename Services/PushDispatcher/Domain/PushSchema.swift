@@ -207,6 +207,6 @@ public struct PushSchema: Sendable {
                 """)
             return elected
         }
-        logger.info("push schema ready", ["db.schema": .string(name), "push.elected_claims": .int(elected)])
+        logger.info("push schema ready", [LogKeys.dbSchema: .string(name), LogKeys.pushElectedClaims: .int(elected)])
     }
 }

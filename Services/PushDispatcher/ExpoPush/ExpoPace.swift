@@ -69,7 +69,7 @@ public struct ExpoPace: Sendable {
             }
             return .milliseconds(ms)
         } catch {
-            logger.warning("expo pace unavailable, pacing locally", ["error": .string("\(error)")])
+            logger.warning("expo pace unavailable, pacing locally", [LogKeys.error: .string("\(error)")])
             return .milliseconds(Int64(count) * 1000 / Int64(ratePerSecond))
         }
     }

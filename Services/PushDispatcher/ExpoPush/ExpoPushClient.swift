@@ -53,7 +53,7 @@ public struct ExpoPushClient: Sendable {
     public init(configuration: Configuration, http: HTTPClient = .shared, logger: Logger) {
         self.configuration = configuration
         self.http = http
-        self.logger = logger.with(["component": "expo"])
+        self.logger = logger.with([LogKeys.component: "expo"])
     }
 
     /// Sends up to 100 messages; returns one ticket per message, in order.
@@ -70,13 +70,13 @@ public struct ExpoPushClient: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             logger.warning(
-                "expo rejected a send", ["http.status": .int(response.status), "push.messages": .int(messages.count)])
+                "expo rejected a send", [LogKeys.httpStatus: .int(response.status), LogKeys.pushMessages: .int(messages.count)])
             return Array(repeating: .failed(reason: .rejected), count: messages.count)
         }
         guard let decoded = try? JSONDecoder().decode(SendResponse.self, from: Data(response.body)),
             let tickets = decoded.data
         else {
-            logger.warning("expo send answer unreadable", ["push.messages": .int(messages.count)])
+            logger.warning("expo send answer unreadable", [LogKeys.pushMessages: .int(messages.count)])
             return Array(repeating: .failed(reason: .unavailable), count: messages.count)
         }
         return messages.indices.map { index in
@@ -131,15 +131,15 @@ public struct ExpoPushClient: Sendable {
                 logger.warning(
                     "expo answered a retriable status",
                     [
-                        "expo.endpoint": .string(endpoint), "http.status": .int(response.status),
-                        "attempt": .int(attempt),
+                        LogKeys.expoEndpoint: .string(endpoint), LogKeys.httpStatus: .int(response.status),
+                        LogKeys.attempt: .int(attempt),
                     ])
             } catch {
                 Self.requests("\(endpoint)_network").increment()
                 retriable = error.kind != .cancelled
                 logger.warning(
                     "expo request failed",
-                    ["expo.endpoint": .string(endpoint), "error": .string(error.description), "attempt": .int(attempt)])
+                    [LogKeys.expoEndpoint: .string(endpoint), LogKeys.error: .string(error.description), LogKeys.attempt: .int(attempt)])
             }
             guard retriable, attempt < configuration.maxAttempts else { return nil }
             try? await Task.sleep(for: Self.backoff(base: configuration.retryBase, attempt: attempt))

@@ -144,7 +144,7 @@ public struct ChartService: Sendable {
             let encoded = Reply.json(200, response, headers: [("Cache-Control", Self.cacheControl)])
             guard encoded.body.count <= Self.maxReplyBytes else {
                 logger.warning(
-                    "underlying chart too large for a reply", ["chart.type": .string(name), "bytes": .int(encoded.body.count)])
+                    "underlying chart too large for a reply", [LogKeys.chartType: .string(name), LogKeys.bytes: .int(encoded.body.count)])
                 return .failure(Miss(text: "image too large for a reply"))
             }
             return .success(encoded)
@@ -212,7 +212,7 @@ public struct ChartService: Sendable {
             case .insufficientData: return .failed(status: 502, message: "price history unavailable: \(error.detail)")
             case .busy: return .failed(status: 503, message: "chart renderer busy")
             case .renderFailed:
-                logger.error("chart rendering failed", ["chart.type": .string(kind.rawValue), "error": .string(error.detail)])
+                logger.error("chart rendering failed", [LogKeys.chartType: .string(kind.rawValue), LogKeys.error: .string(error.detail)])
                 return .failed(status: 500, message: "internal error")
             }
         }

@@ -2,13 +2,14 @@ import CRdKafka
 import Runtime
 import Synchronization
 
-/// Owns one `rd_kafka_t` and destroys it in `deinit`; nothing else frees it.
+/// Owns one `rd_kafka_t` and destroys it when the last reference goes; nothing else frees it.
 ///
 /// librdkafka handles are thread-safe, hence `@unchecked Sendable`. Callbacks find their Swift context through
-/// the `opaque` pointer, which is *unretained*: `context` is a stored property of this class, so it is still alive
-/// while `deinit` runs `rd_kafka_destroy` (the body runs before stored properties are released) and no callback
-/// can outlive it. Owners arrange for the last reference to be dropped on a dedicated thread, because
-/// `rd_kafka_destroy` joins librdkafka's threads.
+/// the `opaque` pointer, which is *unretained*, so `context` is kept alive until `rd_kafka_destroy` has returned and
+/// no callback can outlive it. `rd_kafka_destroy` joins librdkafka's threads, so it never runs on the cooperative
+/// pool: owners drop the last reference on their dedicated thread (the poll thread), where it is destroyed at once;
+/// dropped anywhere else (a failed `make`, a test), `deinit` hands the destruction to a new dedicated thread.
+/// `destroy` checks the thread with a precondition.
 final class RDKafkaHandle: @unchecked Sendable {
     let raw: OpaquePointer
     let context: CallbackContext
@@ -49,7 +50,20 @@ final class RDKafkaHandle: @unchecked Sendable {
     }
 
     deinit {
-        rd_kafka_destroy(raw)
+        if DedicatedThread.isCurrent {
+            Self.destroy(raw, context)
+            return
+        }
+        let address = Int(bitPattern: raw)  // a plain integer crosses to the thread
+        startThread("rdkafka-destroy") { [context] in
+            if let raw = OpaquePointer(bitPattern: address) { Self.destroy(raw, context) }
+        }
+    }
+
+    /// Destroys the client (blocking until librdkafka's threads have exited), then lets `context` go.
+    private static func destroy(_ raw: OpaquePointer, _ context: CallbackContext) {
+        precondition(DedicatedThread.isCurrent, "rd_kafka_destroy outside a dedicated thread")
+        withExtendedLifetime(context) { rd_kafka_destroy(raw) }
     }
 
     /// The client's fatal error, if one was raised.
@@ -116,7 +130,7 @@ private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CC
             }
         context.logger.log(
             logLevel, text.map { String(cString: $0) } ?? "",
-            ["kafka.facility": .string(facility.map { String(cString: $0) } ?? ""), "source": "librdkafka"])
+            [LogKeys.kafkaFacility: .string(facility.map { String(cString: $0) } ?? ""), LogKeys.source: "librdkafka"])
     }
 
 private let errorCallback:
@@ -138,7 +152,7 @@ private let errorCallback:
             } else {
                 context.logger.log(
                     error.isFatal ? .error : .warning, "kafka client error",
-                    ["error": .string(error.debugDescription)])
+                    [LogKeys.error: .string(error.debugDescription)])
             }
         }
 

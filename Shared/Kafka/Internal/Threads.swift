@@ -7,20 +7,29 @@ package func onDedicatedThread<T: Sendable, E: Error>(
     _ name: String, _ body: @escaping @Sendable () throws(E) -> T
 ) async throws(E) -> T {
     let result: Result<T, E> = await withCheckedContinuation { continuation in
-        let thread = Thread {
+        startThread(name) {
             continuation.resume(returning: Result(catching: body))
         }
-        thread.name = name
-        thread.start()
     }
     return try result.get()
 }
 
-/// Starts a long-lived dedicated thread.
+/// Starts a dedicated thread (marked, so `DedicatedThread.isCurrent` is true on it).
 func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = Thread {
+        Thread.current.threadDictionary[DedicatedThread.key] = true
+        body()
+    }
     thread.name = name
     thread.start()
+}
+
+/// Whether the calling thread is one of ours (`startThread`, `onDedicatedThread`): a blocking librdkafka call
+/// may run there, while on any other thread (the cooperative pool) it must not.
+enum DedicatedThread {
+    static let key = "mapvest.kafka.dedicated-thread"
+
+    static var isCurrent: Bool { Thread.current.threadDictionary[key] as? Bool == true }
 }
 
 /// A one-shot event any number of tasks can await; firing it twice is harmless.

@@ -1,0 +1,252 @@
+import HTTPServer
+import Testing
+
+@Suite("Request lifecycle (no socket)")
+struct RequestLifecycleTests {
+    static let discardLimit = 100
+
+    func head(_ method: String = "POST", headers: HTTPHeaders = [:], contentLength: Int? = nil) -> HTTPRequestHead {
+        HTTPRequestHead(method: method, path: "/p", headers: headers, contentLength: contentLength)
+    }
+
+    /// A lifecycle with a `Content-Length: length` head, resumed by `head()` deciding `.readBody(limit:)`.
+    func reading(length: Int?, limit: Int, chunked: Bool = false) -> RequestLifecycle {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        let headers: HTTPHeaders =
+            chunked ? ["Transfer-Encoding": "chunked"] : ["Content-Length": String(length ?? 0)]
+        let action = lifecycle.headersArrived(
+            head(headers: headers, contentLength: length), targetProblem: nil, headersClean: true)
+        #expect(action.suspended == .decide)
+        let resumed = lifecycle.call(upload: [UInt8](), outcome: .decision(.accept(limit: limit)))
+        #expect(resumed.kind == .proceed)
+        #expect(lifecycle.phase == .readingBody)
+        return lifecycle
+    }
+
+    @Test func aBodylessRequestIsOfferedToImmediateAndAnsweredOnTheSpot() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        #expect(lifecycle.headersArrived(head("GET"), targetProblem: nil, headersClean: true).kind == .proceed)
+        #expect(lifecycle.phase == .awaitingFinal)
+        #expect(!lifecycle.awaitsOutcome)
+        guard case .tryImmediate(let offered) = lifecycle.call(upload: [UInt8](), outcome: nil) else {
+            Issue.record("the final call of a body-less request must offer it to immediate()")
+            return
+        }
+        #expect(offered.method == "GET")
+        let answer = lifecycle.immediate(.text(200, "ok"))
+        #expect(answer.response?.status == 200)
+        #expect(answer.closes == false)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func withoutAnImmediateAnswerABodylessRequestRunsHeadThenHandle() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        _ = lifecycle.headersArrived(head("GET", contentLength: 0), targetProblem: nil, headersClean: true)
+        _ = lifecycle.call(upload: [UInt8](), outcome: nil)
+        #expect(lifecycle.immediate(nil).suspended == .headThenHandle)
+        #expect(lifecycle.phase == .handling)
+        #expect(lifecycle.awaitsOutcome)
+        // A spurious call before the task resumes the connection changes nothing.
+        #expect(lifecycle.call(upload: [UInt8](), outcome: nil).kind == .proceed)
+        let done = lifecycle.call(upload: [UInt8](), outcome: .response(.empty(204)))
+        #expect(done.response?.status == 204)
+        #expect(done.closes == false)
+        #expect(lifecycle.phase == .done)
+        #expect(lifecycle.call(upload: [UInt8](), outcome: nil).kind == .proceed)
+    }
+
+    @Test func aBadTargetOrHeaderIsA400ThatClosesBeforeAnyHandler() {
+        var badTarget = RequestLifecycle(discardLimit: Self.discardLimit)
+        let refused = badTarget.headersArrived(head(), targetProblem: "bad path", headersClean: true)
+        #expect(refused.response?.status == 400)
+        #expect(refused.response.map { String(decoding: $0.body, as: UTF8.self) } == #"{"error":"bad path"}"#)
+        #expect(refused.closes == true)
+        #expect(badTarget.phase == .done)
+
+        var badHeader = RequestLifecycle(discardLimit: Self.discardLimit)
+        let header = badHeader.headersArrived(
+            head(headers: ["Content-Length": "5"], contentLength: 5), targetProblem: nil, headersClean: false)
+        #expect(header.response?.status == 400)
+        #expect(
+            header.response.map { String(decoding: $0.body, as: UTF8.self) }
+                == "{\"error\":\"\(RequestHeadCheck.badHeader)\"}")
+    }
+
+    @Test func aDeclaredOrChunkedBodyIsDecidedBeforeItIsRead() {
+        for headers: HTTPHeaders in [["Content-Length": "3"], ["Transfer-Encoding": "gzip, Chunked"]] {
+            var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+            let length = headers["Content-Length"].flatMap { Int($0) }
+            let action = lifecycle.headersArrived(
+                head(headers: headers, contentLength: length), targetProblem: nil, headersClean: true)
+            #expect(action.suspended == .decide, "\(headers.pairs)")
+            #expect(lifecycle.phase == .deciding)
+            // Suspended: calls without the outcome wait.
+            #expect(lifecycle.call(upload: [UInt8](), outcome: nil).kind == .proceed)
+            #expect(lifecycle.phase == .deciding)
+        }
+    }
+
+    @Test func aRefusalFromHeadClosesTheConnectionWithTheBodyUnread() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        _ = lifecycle.headersArrived(
+            head(headers: ["Content-Length": "9"], contentLength: 9), targetProblem: nil, headersClean: true)
+        let action = lifecycle.call(upload: [UInt8](), outcome: .decision(.respond(.error(401, "sign in"))))
+        #expect(action.response?.status == 401)
+        #expect(action.closes == true)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func aDeclaredLengthOverTheLimitIsTheRoutesTooLargeAnswerAtOnce() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        _ = lifecycle.headersArrived(
+            head(headers: ["Content-Length": "11"], contentLength: 11), targetProblem: nil, headersClean: true)
+        let tooLarge = HTTPResponse.error(413, "photo too large")
+        let action = lifecycle.call(
+            upload: [UInt8](), outcome: .decision(.readBody(limit: 10, tooLarge: tooLarge, state: nil)))
+        #expect(action.response?.status == 413)
+        #expect(action.response?.body == tooLarge.body)
+        #expect(action.closes == true)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func theBodyAccumulatesAcrossCallsAndReachesHandleWithTheState() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        _ = lifecycle.headersArrived(
+            head(headers: ["Content-Length": "6"], contentLength: 6), targetProblem: nil, headersClean: true)
+        _ = lifecycle.call(
+            upload: [UInt8](), outcome: .decision(.readBody(limit: 6, tooLarge: .empty(413), state: "route-state")))
+        #expect(lifecycle.call(upload: Array("abc".utf8), outcome: nil).kind == .consume)
+        #expect(lifecycle.call(upload: Array("def".utf8), outcome: nil).kind == .consume)
+        #expect(lifecycle.received == 6)
+        guard case .suspend(.handle(let request)) = lifecycle.call(upload: [UInt8](), outcome: nil) else {
+            Issue.record("the final call must hand the complete request to handle()")
+            return
+        }
+        #expect(request.body == Array("abcdef".utf8))
+        #expect(request.state as? String == "route-state")
+        #expect(lifecycle.phase == .handling)
+        #expect(lifecycle.body.isEmpty)
+    }
+
+    @Test func aChunkedBodyPastItsLimitIsDroppedThenAnsweredTooLarge() {
+        var lifecycle = reading(length: nil, limit: 4, chunked: true)
+        #expect(lifecycle.call(upload: [UInt8](repeating: 1, count: 3), outcome: nil).kind == .consume)
+        #expect(lifecycle.call(upload: [UInt8](repeating: 1, count: 3), outcome: nil).kind == .consume)
+        #expect(lifecycle.phase == .discarding)
+        #expect(lifecycle.body.isEmpty)
+        #expect(lifecycle.received == 2)  // bytes past the limit
+        #expect(lifecycle.call(upload: [UInt8](repeating: 1, count: 50), outcome: nil).kind == .consume)
+        let answer = lifecycle.call(upload: [UInt8](), outcome: nil)
+        #expect(answer.response?.status == 413)
+        #expect(answer.closes == true)
+    }
+
+    @Test func anUploadPastTheDiscardLimitIsAbortedUnanswered() {
+        var lifecycle = reading(length: nil, limit: 4, chunked: true)
+        _ = lifecycle.call(upload: [UInt8](repeating: 1, count: 5), outcome: nil)
+        #expect(lifecycle.phase == .discarding)
+        // One byte past the limit so far; the discard limit counts from there.
+        #expect(
+            lifecycle.call(upload: [UInt8](repeating: 1, count: Self.discardLimit - 1), outcome: nil).kind == .consume)
+        guard case .abort(.oversizedUpload) = lifecycle.call(upload: [UInt8](repeating: 1, count: 1), outcome: nil)
+        else {
+            Issue.record("past the discard limit the connection must be closed without an answer")
+            return
+        }
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func aHandlerAnswerKeepsTheConnectionAndAStrayDecisionIsA500() {
+        var answered = reading(length: 1, limit: 10)
+        _ = answered.call(upload: [UInt8(7)], outcome: nil)
+        _ = answered.call(upload: [UInt8](), outcome: nil)
+        let ok = answered.call(upload: [UInt8](), outcome: .response(.text(201, "made")))
+        #expect(ok.response?.status == 201)
+        #expect(ok.closes == false)
+
+        var confused = reading(length: 1, limit: 10)
+        _ = confused.call(upload: [UInt8(7)], outcome: nil)
+        _ = confused.call(upload: [UInt8](), outcome: nil)
+        let bug = confused.call(upload: [UInt8](), outcome: .decision(.accept()))
+        #expect(bug.response?.status == 500)
+        #expect(bug.closes == true)
+    }
+
+    @Test func aShutdownAnswerWhileDecidingClosesTheConnection() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit)
+        _ = lifecycle.headersArrived(
+            head(headers: ["Content-Length": "2"], contentLength: 2), targetProblem: nil, headersClean: true)
+        let action = lifecycle.call(upload: [UInt8](), outcome: .response(.error(503, "server shutting down")))
+        #expect(action.response?.status == 503)
+        #expect(action.closes == true)
+    }
+
+    @Test func eventsOutOfOrderAbortInsteadOfGuessing() {
+        var fresh = RequestLifecycle(discardLimit: Self.discardLimit)
+        #expect(fresh.call(upload: [UInt8](), outcome: nil).aborted == .unexpected)
+        #expect(fresh.immediate(nil).aborted == .unexpected)
+        _ = fresh.headersArrived(head("GET"), targetProblem: nil, headersClean: true)
+        #expect(fresh.headersArrived(head("GET"), targetProblem: nil, headersClean: true).aborted == .unexpected)
+    }
+
+    @Test func responseFramingOwnsLengthAndConnectionAndDropsInvalidFields() {
+        let response = HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Length", "99"), ("transfer-encoding", "chunked"), ("Connection", "keep-alive"),
+                ("X-Ok", "1"), ("Bad Name", "x"), ("X-Split", "a\r\nInjected: yes"), ("", "empty"),
+            ])
+        let open = ResponseFraming(response, closing: false)
+        #expect(open.status == 200)
+        #expect(open.headers == [.init(name: "Connection", value: "keep-alive"), .init(name: "X-Ok", value: "1")])
+        #expect(open.invalid == ["Bad Name", "X-Split", ""])
+
+        let closing = ResponseFraming(response, closing: true)
+        #expect(closing.headers == [.init(name: "X-Ok", value: "1"), .init(name: "Connection", value: "close")])
+
+        #expect(ResponseFraming(.empty(101), closing: false).status == 500)
+        #expect(ResponseFraming(.empty(600), closing: false).status == 500)
+        #expect(ResponseFraming(.empty(599), closing: false).status == 599)
+    }
+}
+
+/// Compact views of an action for assertions.
+extension RequestLifecycle.Action {
+    enum Kind: Equatable { case proceed, consume, tryImmediate, suspend, respond, abort }
+    enum WorkKind: Equatable { case decide, headThenHandle, handle }
+
+    var kind: Kind {
+        switch self {
+        case .proceed: .proceed
+        case .consume: .consume
+        case .tryImmediate: .tryImmediate
+        case .suspend: .suspend
+        case .respond: .respond
+        case .abort: .abort
+        }
+    }
+
+    var suspended: WorkKind? {
+        guard case .suspend(let work) = self else { return nil }
+        switch work {
+        case .decide: return .decide
+        case .headThenHandle: return .headThenHandle
+        case .handle: return .handle
+        }
+    }
+
+    var response: HTTPResponse? {
+        guard case .respond(let response, _) = self else { return nil }
+        return response
+    }
+
+    var closes: Bool? {
+        guard case .respond(_, let close) = self else { return nil }
+        return close
+    }
+
+    var aborted: RequestLifecycle.Abort? {
+        guard case .abort(let reason) = self else { return nil }
+        return reason
+    }
+}
