@@ -121,11 +121,15 @@ struct ConfigurationTests {
         #expect(producer["fetch.wait.max.ms"] == nil)
     }
 
-    @Test func productionKeepsLibrdkafkaDefaults() {
+    @Test func productionKeepsLibrdkafkaDefaultsButLinger() {
         let c = KafkaConfiguration.fromEnvironment(Environment(["KAFKA_BROKERS": "k:9092"]))
         #expect(!c.isDevelopment)
         let producer = c.librdkafkaProperties(for: .producer)
-        #expect(producer["linger.ms"] == nil)
+        // librdkafka's 5 ms default would delay both produce hops of every request/reply.
+        #expect(producer["linger.ms"] == "0")
+        #expect(
+            KafkaConfiguration(brokers: "k:9092", properties: ["linger.ms": "5"]).librdkafkaProperties(for: .producer)[
+                "linger.ms"] == "5")
         #expect(producer["socket.nagle.disable"] == "true")
         #expect(c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))["fetch.wait.max.ms"] == nil)
     }
