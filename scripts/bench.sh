@@ -8,7 +8,7 @@
 #   5. kill -9, then SIGTERM, of one of two Identify replicas under load: seconds of raised latency and 504s;
 #   6. identify through the vision path against the OpenRouter fake answering in 2 s, at VISION_RATE;
 #   7. RSS of each binary idle and after load;
-#   8. with steps 2 and 4: CPU-µs per request of gateway, Identify, dev broker, Redis and LoadGen, and the ceiling
+#   8. with steps 2, 3 (wrk), 4 and 6: CPU-µs per request of gateway, Identify, dev broker, Redis and LoadGen, and the ceiling
 #      that allows on this box's cores (scripts/lib/cpu.sh; scripts/bench-cpu.sh has the focused version).
 # Usage: scripts/bench.sh [seconds per step (default 10)]
 #   env IDENTIFY_RATE (1000), VISION_RATE (300), VISION_LATENCY_MS (2000), PEAK_RATES ("1000 2000 3000 4000 5000 6000")
@@ -153,7 +153,8 @@ start_identify vision OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL="http://127.0
 IDENTIFY_V=$LAST_PID
 sleep 6
 identify 2 3 "warm-up" >/dev/null
-identify "$VISION_RATE" "$DURATION" "POST /v1/identify via vision (goal: p99 ≤ ${VISION_LATENCY_MS} ms + 50 ms)"
+cpu_measure "gateway=$GATEWAY_PID identify=$IDENTIFY_V broker=$(cat $D/broker.pid) redis=$(cat $D/redis.pid)" "vision" \
+  identify "$VISION_RATE" "$DURATION" "POST /v1/identify via vision (goal: p99 ≤ ${VISION_LATENCY_MS} ms + 50 ms)"
 echo "== RSS after vision load: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_V)"
 stop_pid "$IDENTIFY_V"
 
