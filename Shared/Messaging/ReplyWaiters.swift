@@ -3,7 +3,8 @@ import Synchronization
 
 /// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
 /// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
-/// cancelled), duplicate (already answered) or unknown.
+/// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one min-heap;
+/// `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request).
 package final class ReplyWaiters: Sendable {
     package enum Outcome: Sendable {
         case reply(KafkaMessage)
@@ -39,6 +40,8 @@ package final class ReplyWaiters: Sendable {
         var finishedOrder: [String] = []
         var finishedHead = 0
         var closed = false
+        /// Registered deadlines, earliest first; entries of requests already answered are dropped when they surface.
+        var deadlines = DeadlineHeap()
     }
 
     private let state = Mutex(State())
@@ -51,14 +54,32 @@ package final class ReplyWaiters: Sendable {
 
     package var count: Int { state.withLock { $0.slots.count } }
 
-    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed.
-    package func register(_ id: String, limit: Int) -> Registration {
+    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed; a `deadline`
+    /// makes `expire(now:)` answer it `.timedOut` once passed.
+    package func register(_ id: String, limit: Int, deadline: ContinuousClock.Instant? = nil) -> Registration {
         state.withLock { s in
             if s.closed { return .closed }
             if s.slots.count >= limit { return .overCapacity }
             s.slots[id] = .pending(nil)
+            if let deadline { s.deadlines.push(deadline, id) }
             return .registered
         }
+    }
+
+    /// Whether `close()` was called.
+    package var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Answers `.timedOut` every waiting request whose registered deadline is at or before `now`.
+    package func expire(now: ContinuousClock.Instant) {
+        let due = state.withLock { s -> [String] in
+            var due: [String] = []
+            while let (deadline, id) = s.deadlines.first, deadline <= now {
+                s.deadlines.pop()
+                if case .pending = s.slots[id] { due.append(id) }
+            }
+            return due
+        }
+        for id in due { resolve(id, .timedOut) }
     }
 
     /// Waits for `id`'s outcome; cancellation of the waiting task resolves it as `.cancelled`.
@@ -144,6 +165,41 @@ package final class ReplyWaiters: Sendable {
         if s.finishedHead > 4096, s.finishedHead * 2 > s.finishedOrder.count {
             s.finishedOrder.removeFirst(s.finishedHead)
             s.finishedHead = 0
+        }
+    }
+}
+
+/// A binary min-heap of (deadline, correlation id).
+private struct DeadlineHeap {
+    private var entries: [(ContinuousClock.Instant, String)] = []
+
+    var first: (ContinuousClock.Instant, String)? { entries.first }
+
+    mutating func push(_ deadline: ContinuousClock.Instant, _ id: String) {
+        entries.append((deadline, id))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].0 < entries[parent].0 else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count, entries[left].0 < entries[smallest].0 { smallest = left }
+            if right < entries.count, entries[right].0 < entries[smallest].0 { smallest = right }
+            guard smallest != parent else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
         }
     }
 }

@@ -54,7 +54,18 @@ public final class RequestReplyClient: Service {
         self.admission = admission
         self.logger = logger
         self.statistics = statistics
+        // Budgets end here: one sweep every `deadlineTick` for all waiting requests (a timer task per request cost
+        // more CPU than the rest of the wait). Holds no reference to the client; ends once the waiters close.
+        Task { [waiters] in
+            while !waiters.isClosed {
+                try? await Task.sleep(for: Self.deadlineTick)
+                waiters.expire(now: .now)
+            }
+        }
     }
+
+    /// How often passed budgets are answered `.timedOut`: a request times out at most this late.
+    static let deadlineTick: Duration = .milliseconds(10)
 
     /// Creates this instance's reply topic if missing, positions its reader at the end and starts dispatching
     /// replies. `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
@@ -117,9 +128,9 @@ public final class RequestReplyClient: Service {
     }
 
     /// Sends the command to `topic` with headers correlation id, request id, reply-to, budget-ms (remaining),
-    /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`). Throws
-    /// `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already waiting, and
-    /// when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
+    /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`, at most `deadlineTick`
+    /// late). Throws `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already
+    /// waiting, and when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
     public func request(_ command: OutgoingCommand, topic: String, budget: Duration) async throws(RequestError)
         -> Reply
     {
@@ -137,7 +148,9 @@ public final class RequestReplyClient: Service {
         var completion = AdmissionLimit.Completion.failed
         defer { admission.release(service, completion) }
         let correlationId = UUID().uuidString.lowercased()
-        switch waiters.register(correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight) {
+        switch waiters.register(
+            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, deadline: deadline)
+        {
         case .registered:
             break
         case .overCapacity where closing.load(ordering: .acquiring), .closed:
@@ -177,22 +190,8 @@ public final class RequestReplyClient: Service {
             throw .unavailable(error.description)
         }
 
-        let waiters = self.waiters
-        let outcome = await withTaskGroup(of: Void.self) { group -> ReplyWaiters.Outcome in
-            group.addTask {
-                do {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                    waiters.resolve(correlationId, .timedOut)
-                } catch {
-                    // Cancelled: the reply (or cancellation) came first.
-                }
-            }
-            let outcome = await waiters.wait(correlationId)
-            group.cancelAll()
-            return outcome
-        }
-
-        switch outcome {
+        // The deadline sweep started in `init` answers `.timedOut` once the budget has passed.
+        switch await waiters.wait(correlationId) {
         case .reply(let message):
             completion = .replied(queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()

@@ -191,6 +191,32 @@ struct ReplyWaitersTests {
         #expect(waiters.count == 0)
     }
 
+    @Test func passedDeadlinesTimeOutInOrder() async {
+        let waiters = ReplyWaiters()
+        let now = ContinuousClock.now
+        for (id, offset) in [("late", 30), ("soon", 10), ("mid", 20), ("answered", 5)] {
+            #expect(waiters.register(id, limit: 10, deadline: now + .milliseconds(offset)) == .registered)
+        }
+        #expect(waiters.register("none", limit: 10) == .registered)
+        #expect(waiters.deliver(reply("answered"), correlationId: "answered") == nil)
+        waiters.expire(now: now + .milliseconds(20))
+        for id in ["soon", "mid"] {
+            guard case .timedOut = await waiters.wait(id) else {
+                Issue.record("expected \(id) to time out")
+                return
+            }
+        }
+        guard case .reply = await waiters.wait("answered") else {
+            Issue.record("expected the answered request's reply")
+            return
+        }
+        #expect(waiters.count == 2)  // "late" (not yet due) and "none" (no deadline)
+        #expect(waiters.deliver(reply("late"), correlationId: "late") == nil)
+        waiters.expire(now: now + .seconds(60))
+        #expect(waiters.count == 2)  // "late" holds its reply until waited for; "none" never expires
+        #expect(waiters.deliver(reply("soon"), correlationId: "soon") == .late)
+    }
+
     @Test func cancellationResolvesTheWaiter() async {
         let waiters = ReplyWaiters()
         _ = waiters.register("a", limit: 1)
