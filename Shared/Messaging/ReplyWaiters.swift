@@ -3,8 +3,8 @@ import Synchronization
 
 /// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
 /// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
-/// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one min-heap;
-/// `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request).
+/// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one queue per
+/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request).
 package final class ReplyWaiters: Sendable {
     package enum Outcome: Sendable {
         case reply(KafkaMessage)
@@ -40,8 +40,9 @@ package final class ReplyWaiters: Sendable {
         var finishedOrder: [String] = []
         var finishedHead = 0
         var closed = false
-        /// Registered deadlines, earliest first; entries of requests already answered are dropped when they surface.
-        var deadlines = DeadlineHeap()
+        /// Registered deadlines by budget (a handful of route budgets); answered requests' entries are dropped when
+        /// they come due.
+        var deadlines: [DeadlineQueue] = []
     }
 
     private let state = Mutex(State())
@@ -54,14 +55,22 @@ package final class ReplyWaiters: Sendable {
 
     package var count: Int { state.withLock { $0.slots.count } }
 
-    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed; a `deadline`
-    /// makes `expire(now:)` answer it `.timedOut` once passed.
-    package func register(_ id: String, limit: Int, deadline: ContinuousClock.Instant? = nil) -> Registration {
+    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed. With a
+    /// `timeout` (its budget, ending at `deadline`), `expire(now:)` answers it `.timedOut` once the deadline passed,
+    /// late by at most the skew between requests of that budget registering out of order.
+    package func register(
+        _ id: String, limit: Int, timeout: (budget: Duration, deadline: ContinuousClock.Instant)? = nil
+    ) -> Registration {
         state.withLock { s in
             if s.closed { return .closed }
             if s.slots.count >= limit { return .overCapacity }
             s.slots[id] = .pending(nil)
-            if let deadline { s.deadlines.push(deadline, id) }
+            if let timeout {
+                let index =
+                    s.deadlines.firstIndex { $0.budget == timeout.budget }
+                    ?? { s.deadlines.append(DeadlineQueue(budget: timeout.budget)); return s.deadlines.count - 1 }()
+                s.deadlines[index].entries.append((timeout.deadline, id))
+            }
             return .registered
         }
     }
@@ -73,11 +82,8 @@ package final class ReplyWaiters: Sendable {
     package func expire(now: ContinuousClock.Instant) {
         let due = state.withLock { s -> [String] in
             var due: [String] = []
-            while let (deadline, id) = s.deadlines.first, deadline <= now {
-                s.deadlines.pop()
-                if case .pending = s.slots[id] { due.append(id) }
-            }
-            return due
+            for index in s.deadlines.indices { s.deadlines[index].popDue(now, into: &due) }
+            return due.filter { if case .pending = s.slots[$0] { true } else { false } }
         }
         for id in due { resolve(id, .timedOut) }
     }
@@ -169,37 +175,24 @@ package final class ReplyWaiters: Sendable {
     }
 }
 
-/// A binary min-heap of (deadline, correlation id).
-private struct DeadlineHeap {
-    private var entries: [(ContinuousClock.Instant, String)] = []
+/// Deadlines of requests with one budget, in registration order: deadlines of equal budgets are registered (nearly)
+/// in order, so the earliest is at the front and expiry pops from there without sorting.
+private struct DeadlineQueue {
+    let budget: Duration
+    var entries: [(deadline: ContinuousClock.Instant, id: String)] = []
+    var head = 0
 
-    var first: (ContinuousClock.Instant, String)? { entries.first }
+    init(budget: Duration) { self.budget = budget }
 
-    mutating func push(_ deadline: ContinuousClock.Instant, _ id: String) {
-        entries.append((deadline, id))
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].0 < entries[parent].0 else { break }
-            entries.swapAt(child, parent)
-            child = parent
+    /// Removes and returns the ids at the front whose deadline is at or before `now`.
+    mutating func popDue(_ now: ContinuousClock.Instant, into due: inout [String]) {
+        while head < entries.count, entries[head].deadline <= now {
+            due.append(entries[head].id)
+            head += 1
         }
-    }
-
-    mutating func pop() {
-        guard !entries.isEmpty else { return }
-        entries.swapAt(0, entries.count - 1)
-        entries.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < entries.count, entries[left].0 < entries[smallest].0 { smallest = left }
-            if right < entries.count, entries[right].0 < entries[smallest].0 { smallest = right }
-            guard smallest != parent else { return }
-            entries.swapAt(parent, smallest)
-            parent = smallest
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
         }
     }
 }

@@ -149,7 +149,7 @@ public final class RequestReplyClient: Service {
         defer { admission.release(service, completion) }
         let correlationId = UUID().uuidString.lowercased()
         switch waiters.register(
-            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, deadline: deadline)
+            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, timeout: (budget, deadline))
         {
         case .registered:
             break

@@ -194,8 +194,10 @@ struct ReplyWaitersTests {
     @Test func passedDeadlinesTimeOutInOrder() async {
         let waiters = ReplyWaiters()
         let now = ContinuousClock.now
-        for (id, offset) in [("late", 30), ("soon", 10), ("mid", 20), ("answered", 5)] {
-            #expect(waiters.register(id, limit: 10, deadline: now + .milliseconds(offset)) == .registered)
+        // Two budgets, each registered in deadline order.
+        for (id, budget, offset) in [("soon", 1, 10), ("answered", 2, 5), ("mid", 1, 20), ("late", 2, 30)] {
+            let timeout = (Duration.seconds(budget), now + .milliseconds(offset))
+            #expect(waiters.register(id, limit: 10, timeout: timeout) == .registered)
         }
         #expect(waiters.register("none", limit: 10) == .registered)
         #expect(waiters.deliver(reply("answered"), correlationId: "answered") == nil)
