@@ -2,17 +2,20 @@
 # Prints every figure of docs/BENCHMARKS.md's bus table in one run (release build, real broker, Postgres, Redis):
 #   1. gateway GET /v1/health with wrk, and nginx serving a static file on the same box, same wrk settings;
 #   2. the Kafka round trip (POST /v1/resolve-comparable, seed brand) open loop at 1,000/s and 1,800/s;
-#   3. a peak search: the highest offered rate whose answers are all 200 with p99 ≤ 50 ms, then twice that rate
-#      (overload: how the excess is refused);
+#   3. a peak search: the highest offered rate whose answers are all 200 with p99 ≤ 50 ms, then a closed loop with
+#      wrk (cheaper per request than LoadGen), then twice the peak rate (overload: how the excess is refused);
 #   4. POST /v1/identify (undecodable photo + hint, no vision key) on one Identify replica at IDENTIFY_RATE;
 #   5. kill -9, then SIGTERM, of one of two Identify replicas under load: seconds of raised latency and 504s;
 #   6. identify through the vision path against the OpenRouter fake answering in 2 s, at VISION_RATE;
-#   7. RSS of each binary idle and after load.
+#   7. RSS of each binary idle and after load;
+#   8. with steps 2, 3 (wrk), 4 and 6: CPU-µs per request of gateway, Identify, dev broker, Redis and LoadGen, and the ceiling
+#      that allows on this box's cores (scripts/lib/cpu.sh; scripts/bench-cpu.sh has the focused version).
 # Usage: scripts/bench.sh [seconds per step (default 10)]
 #   env IDENTIFY_RATE (1000), VISION_RATE (300), VISION_LATENCY_MS (2000), PEAK_RATES ("1000 2000 3000 4000 5000 6000")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/cpu.sh
 DURATION=${1:-10}
 IDENTIFY_RATE=${IDENTIFY_RATE:-1000}
 VISION_RATE=${VISION_RATE:-300}
@@ -95,9 +98,10 @@ all_200() { local total ok; total=$(grep -oE '^[^:]*: [0-9]+ requests' <<<"$1" |
 comparable 5 4 "warm-up" >/dev/null
 identify 5 3 "warm-up" >/dev/null
 
+PROCESSES="gateway=$GATEWAY_PID identify=$IDENTIFY_A broker=$(cat $D/broker.pid) redis=$(cat $D/redis.pid)"
 echo "== Kafka round trip, open loop, ${DURATION}s each"
-comparable 1000 "$DURATION" "POST /v1/resolve-comparable at 1,000/s"
-comparable 1800 "$DURATION" "POST /v1/resolve-comparable at 1,800/s"
+cpu_measure "$PROCESSES" "1,000/s" comparable 1000 "$DURATION" "POST /v1/resolve-comparable at 1,000/s"
+cpu_measure "$PROCESSES" "1,800/s" comparable 1800 "$DURATION" "POST /v1/resolve-comparable at 1,800/s"
 
 echo "== peak search: highest offered rate with every answer 200 and p99 ≤ 50 ms (5 s per step)"
 PEAK=0
@@ -109,13 +113,19 @@ for rate in $PEAK_RATES; do
   sleep 2
 done
 echo "== peak sustained rate: ${PEAK}/s (next step failed or was the last)"
+# LoadGen costs far more CPU per request than wrk (docs/BENCHMARKS.md): on 2 cores it caps the open-loop search.
+# A closed loop from wrk shows what the services reach when the load generator takes little of the box.
+echo "== closed loop: wrk -t1 -c64 -d${DURATION}s POST /v1/resolve-comparable"
+cpu_measure "$PROCESSES" "wrk closed loop" wrk -t1 -c64 -d"${DURATION}s" --latency -s scripts/lib/wrk-resolve-comparable.lua "$URL/v1/resolve-comparable" \
+  | grep -E 'Requests/sec|50%|99%|Non-2xx|CPU-µs|ceiling'
+sleep 2
 OVER=$(( (PEAK > 0 ? PEAK : 1000) * 2 ))
 sleep 2
 comparable "$OVER" "$DURATION" "overload: POST /v1/resolve-comparable at ${OVER}/s (2× the peak)"
 sleep 2
 
 echo "== identify, undecodable photo + hint, no vision key, one replica, ${IDENTIFY_RATE}/s for ${DURATION}s"
-identify "$IDENTIFY_RATE" "$DURATION" "POST /v1/identify (photo + hint)"
+cpu_measure "$PROCESSES" "identify" identify "$IDENTIFY_RATE" "$DURATION" "POST /v1/identify (photo + hint)"
 echo "== RSS after load: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_A)"
 
 # fault RATE SIGNAL: two replicas under load, one gets SIGNAL at 3 s; prints the timeline's summary.
@@ -143,7 +153,8 @@ start_identify vision OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL="http://127.0
 IDENTIFY_V=$LAST_PID
 sleep 6
 identify 2 3 "warm-up" >/dev/null
-identify "$VISION_RATE" "$DURATION" "POST /v1/identify via vision (goal: p99 ≤ ${VISION_LATENCY_MS} ms + 50 ms)"
+cpu_measure "gateway=$GATEWAY_PID identify=$IDENTIFY_V broker=$(cat $D/broker.pid) redis=$(cat $D/redis.pid)" "vision" \
+  identify "$VISION_RATE" "$DURATION" "POST /v1/identify via vision (goal: p99 ≤ ${VISION_LATENCY_MS} ms + 50 ms)"
 echo "== RSS after vision load: gateway $(rss $GATEWAY_PID) · identify $(rss $IDENTIFY_V)"
 stop_pid "$IDENTIFY_V"
 

@@ -88,11 +88,24 @@ struct Router: Sendable {
     /// Immediate routes have no parameters: found by one hash lookup on the hot path.
     private let immediate: [String: Route]
 
+    /// Templates without parameters, by `method + " " + template`: the route's index, kept only where the scan in
+    /// registration order finds that same route, so the lookup never changes which route answers.
+    private let exact: [String: Int]
+
     init(_ routes: [Route]) {
-        self.routes = routes.map { ($0, $0.template.split(separator: "/", omittingEmptySubsequences: false)) }
+        let routes = routes.map { ($0, $0.template.split(separator: "/", omittingEmptySubsequences: false)) }
+        self.routes = routes
         var immediate: [String: Route] = [:]
-        for route in routes where route.immediate != nil { immediate[route.method + " " + route.template] = route }
+        for (route, _) in routes where route.immediate != nil { immediate[route.method + " " + route.template] = route }
         self.immediate = immediate
+        var exact: [String: Int] = [:]
+        for (index, (route, segments)) in routes.enumerated() where !segments.contains(where: { $0.first == ":" }) {
+            let key = route.method + " " + route.template
+            if exact[key] == nil, Self.scan(routes, method: route.method, path: route.template)?.index == index {
+                exact[key] = index
+            }
+        }
+        self.exact = exact
     }
 
     /// Every route's method and template, in registration order.
@@ -104,8 +117,17 @@ struct Router: Sendable {
     }
 
     func match(method: String, path: String) -> (Route, [String: String])? {
+        if let index = exact[method + " " + path] { return (routes[index].route, [:]) }
+        return Self.scan(routes, method: method, path: path).map { (routes[$0.index].route, $0.parameters) }
+    }
+
+    /// The first route in registration order matching method and path, with its path parameters.
+    private static func scan(_ routes: [(route: Route, segments: [Substring])], method: String, path: String)
+        -> (index: Int, parameters: [String: String])?
+    {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        for (route, segments) in routes where route.method == method && segments.count == parts.count {
+        for (index, (route, segments)) in routes.enumerated()
+        where route.method == method && segments.count == parts.count {
             var parameters: [String: String] = [:]
             var matched = true
             for (segment, part) in zip(segments, parts) {
@@ -120,7 +142,7 @@ struct Router: Sendable {
                     break
                 }
             }
-            if matched { return (route, parameters) }
+            if matched { return (index, parameters) }
         }
         return nil
     }

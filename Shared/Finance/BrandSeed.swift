@@ -109,6 +109,7 @@ public struct BrandSeed: Sendable {
 
     /// §e `normalizeBrand`: trim, lowercase, curly apostrophes (‘ ’ ʼ) → `'`, runs of whitespace → one space.
     public static func normalize(_ s: String) -> String {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return normalizeASCII(s) }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         var pendingSpace = false
@@ -127,5 +128,25 @@ public struct BrandSeed: Sendable {
             }
         }
         return out
+    }
+
+    /// `normalize` for ASCII text (nearly every brand and hint), byte by byte: no Unicode case mapping or grapheme
+    /// breaking, which made the general path cost tens of thousands of instructions per call.
+    private static func normalizeASCII(_ s: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        var pendingSpace = false
+        for byte in s.utf8 {
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {  // Character.isWhitespace within ASCII
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if pendingSpace {
+                out.append(0x20)
+                pendingSpace = false
+            }
+            out.append((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -8,15 +8,16 @@ import Runtime
 ///
 /// Defaults applied when a client is created:
 /// - always: `socket.nagle.disable=true` (librdkafka 2.0.2 predates the Nagle fix);
-/// - producers: `enable.idempotence=true`, `acks=all`;
+/// - producers: `enable.idempotence=true`, `acks=all`, `linger.ms=0` (librdkafka's 5 ms would delay both hops of a
+///   request/reply);
 /// - group consumers: `partition.assignment.strategy=cooperative-sticky` (a joining or leaving member moves only
 ///   the partitions that change owner; nobody else pauses), `group.instance.id` = `groupInstanceId` when set
 ///   (static membership: a replica restarting under the same id within the session timeout gets its partitions
 ///   back without a rebalance); production `session.timeout.ms=10000`, `heartbeat.interval.ms=1000` (a dead
 ///   replica's partitions move within 10 s instead of librdkafka's 45 s; brokers refuse less than 6 s by default);
 /// - development profile (`isDevelopment`, tuned for the mock dev broker): consumers `fetch.wait.max.ms=1`,
-///   `session.timeout.ms=1500`, `heartbeat.interval.ms=500`, `max.poll.interval.ms=7000`; producers
-///   `linger.ms=0`; everyone `topic.metadata.refresh.interval.ms=2000`.
+///   `session.timeout.ms=1500`, `heartbeat.interval.ms=500`, `max.poll.interval.ms=7000`; everyone
+///   `topic.metadata.refresh.interval.ms=2000`.
 public struct KafkaConfiguration: Sendable {
     /// `bootstrap.servers`: comma-separated `host:port` list.
     public var brokers: String
@@ -78,7 +79,9 @@ public struct KafkaConfiguration: Sendable {
         case .producer:
             p["enable.idempotence"] = "true"
             p["acks"] = "all"
-            if isDevelopment { p["linger.ms"] = "0" }
+            // librdkafka's default (5 ms since 1.5) would wait up to 5 ms per produce on the request path, twice per
+            // request/reply. Under load batches still form: messages queue while a ProduceRequest is in flight.
+            p["linger.ms"] = "0"
         case .groupConsumer, .reader:
             if case .groupConsumer = role {
                 p["partition.assignment.strategy"] = "cooperative-sticky"

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
 /// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
-/// cancelled), duplicate (already answered) or unknown.
+/// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one queue per
+/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request).
 package final class ReplyWaiters: Sendable {
     package enum Outcome: Sendable {
         case reply(KafkaMessage)
@@ -39,6 +40,9 @@ package final class ReplyWaiters: Sendable {
         var finishedOrder: [String] = []
         var finishedHead = 0
         var closed = false
+        /// Registered deadlines by budget (a handful of route budgets); answered requests' entries are dropped when
+        /// they come due.
+        var deadlines: [DeadlineQueue] = []
     }
 
     private let state = Mutex(State())
@@ -51,14 +55,37 @@ package final class ReplyWaiters: Sendable {
 
     package var count: Int { state.withLock { $0.slots.count } }
 
-    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed.
-    package func register(_ id: String, limit: Int) -> Registration {
+    /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed. With a
+    /// `timeout` (its budget, ending at `deadline`), `expire(now:)` answers it `.timedOut` once the deadline passed,
+    /// late by at most the skew between requests of that budget registering out of order.
+    package func register(
+        _ id: String, limit: Int, timeout: (budget: Duration, deadline: ContinuousClock.Instant)? = nil
+    ) -> Registration {
         state.withLock { s in
             if s.closed { return .closed }
             if s.slots.count >= limit { return .overCapacity }
             s.slots[id] = .pending(nil)
+            if let timeout {
+                let index =
+                    s.deadlines.firstIndex { $0.budget == timeout.budget }
+                    ?? { s.deadlines.append(DeadlineQueue(budget: timeout.budget)); return s.deadlines.count - 1 }()
+                s.deadlines[index].entries.append((timeout.deadline, id))
+            }
             return .registered
         }
+    }
+
+    /// Whether `close()` was called.
+    package var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Answers `.timedOut` every waiting request whose registered deadline is at or before `now`.
+    package func expire(now: ContinuousClock.Instant) {
+        let due = state.withLock { s -> [String] in
+            var due: [String] = []
+            for index in s.deadlines.indices { s.deadlines[index].popDue(now, into: &due) }
+            return due.filter { if case .pending = s.slots[$0] { true } else { false } }
+        }
+        for id in due { resolve(id, .timedOut) }
     }
 
     /// Waits for `id`'s outcome; cancellation of the waiting task resolves it as `.cancelled`.
@@ -144,6 +171,28 @@ package final class ReplyWaiters: Sendable {
         if s.finishedHead > 4096, s.finishedHead * 2 > s.finishedOrder.count {
             s.finishedOrder.removeFirst(s.finishedHead)
             s.finishedHead = 0
+        }
+    }
+}
+
+/// Deadlines of requests with one budget, in registration order: deadlines of equal budgets are registered (nearly)
+/// in order, so the earliest is at the front and expiry pops from there without sorting.
+private struct DeadlineQueue {
+    let budget: Duration
+    var entries: [(deadline: ContinuousClock.Instant, id: String)] = []
+    var head = 0
+
+    init(budget: Duration) { self.budget = budget }
+
+    /// Removes and returns the ids at the front whose deadline is at or before `now`.
+    mutating func popDue(_ now: ContinuousClock.Instant, into due: inout [String]) {
+        while head < entries.count, entries[head].deadline <= now {
+            due.append(entries[head].id)
+            head += 1
+        }
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
         }
     }
 }

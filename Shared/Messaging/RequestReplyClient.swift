@@ -56,9 +56,12 @@ public final class RequestReplyClient: Service {
         self.statistics = statistics
     }
 
+    /// How often passed budgets are answered `.timedOut`: a request times out at most this late.
+    static let deadlineTick: Duration = .milliseconds(10)
+
     /// Creates this instance's reply topic if missing and positions its reader at the end; `run()` dispatches the
-    /// replies (a request made before `run()` starts waits for it). `instanceId` should be stable per replica
-    /// (characters outside `[A-Za-z0-9._-]` become `-`). `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
+    /// replies and ends passed budgets (a request made before `run()` starts waits for it). `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
+    /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
         queueTarget: Duration = .milliseconds(25), logger: Logger
@@ -101,9 +104,9 @@ public final class RequestReplyClient: Service {
     }
 
     /// Sends the command to `topic` with headers correlation id, request id, reply-to, budget-ms (remaining),
-    /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`). Throws
-    /// `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already waiting, and
-    /// when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
+    /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`, at most `deadlineTick`
+    /// late). Throws `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already
+    /// waiting, and when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
     public func request(_ command: OutgoingCommand, topic: String, budget: Duration) async throws(RequestError)
         -> Reply
     {
@@ -121,7 +124,9 @@ public final class RequestReplyClient: Service {
         var completion = AdmissionLimit.Completion.failed
         defer { admission.release(service, completion) }
         let correlationId = UUID().uuidString.lowercased()
-        switch waiters.register(correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight) {
+        switch waiters.register(
+            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, timeout: (budget, deadline))
+        {
         case .registered:
             break
         case .overCapacity where closing.load(ordering: .acquiring), .closed:
@@ -161,22 +166,8 @@ public final class RequestReplyClient: Service {
             throw .unavailable(error.description)
         }
 
-        let waiters = self.waiters
-        let outcome = await withTaskGroup(of: Void.self) { group -> ReplyWaiters.Outcome in
-            group.addTask {
-                do {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                    waiters.resolve(correlationId, .timedOut)
-                } catch {
-                    // Cancelled: the reply (or cancellation) came first.
-                }
-            }
-            let outcome = await waiters.wait(correlationId)
-            group.cancelAll()
-            return outcome
-        }
-
-        switch outcome {
+        // The deadline sweep in `run()` answers `.timedOut` once the budget has passed.
+        switch await waiters.wait(correlationId) {
         case .reply(let message):
             completion = .replied(queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
@@ -210,6 +201,21 @@ public final class RequestReplyClient: Service {
     /// Dispatches replies to their waiters until `shutdown()` closes the reader and returns when the shutdown is
     /// done. A reader that stops on its own ends `run()` at once (the service group then stops the binary).
     public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            // Budgets end here: one sweep every `deadlineTick` for all waiting requests (a timer task per request
+            // cost more CPU than the rest of the wait).
+            group.addTask { [waiters] in
+                while !waiters.isClosed, !Task.isCancelled {
+                    try? await Task.sleep(for: Self.deadlineTick)
+                    waiters.expire(now: .now)
+                }
+            }
+            await dispatchReplies()
+            group.cancelAll()
+        }
+    }
+
+    private func dispatchReplies() async {
         for await message in reader.messages {
             let correlationId = message.header(MessageHeaders.correlationId)
             guard let drop = waiters.deliver(message, correlationId: correlationId) else { continue }

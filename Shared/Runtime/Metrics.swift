@@ -11,7 +11,19 @@ public final class MetricsRegistry: Sendable {
         var series: [String: AnyMetric]  // rendered labels → metric
     }
 
-    private let families = Mutex<[String: Family]>([:])
+    /// A series as callers name it: looking it up needs no label rendering (the hot path asks for the same series
+    /// on every request).
+    private struct SeriesKey: Hashable {
+        let name: String
+        let labels: [String: String]
+    }
+
+    private struct State {
+        var families: [String: Family] = [:]
+        var index: [SeriesKey: AnyMetric] = [:]
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
@@ -32,20 +44,26 @@ public final class MetricsRegistry: Sendable {
     private func metric<M: AnyMetric>(
         _ name: String, help: String, type: String, labels: [String: String], make: () -> M
     ) -> M {
+        let seriesKey = SeriesKey(name: name, labels: labels)
+        if let known = state.withLock({ $0.index[seriesKey] }) as? M { return known }
         let key = Self.render(labels)
-        return families.withLock { families in
-            var family = families[name] ?? Family(help: help, type: type, series: [:])
-            if let existing = family.series[key] as? M { return existing }
+        return state.withLock { state in
+            var family = state.families[name] ?? Family(help: help, type: type, series: [:])
+            if let existing = family.series[key] as? M {
+                state.index[seriesKey] = existing
+                return existing
+            }
             let created = make()
             family.series[key] = created
-            families[name] = family
+            state.families[name] = family
+            state.index[seriesKey] = created
             return created
         }
     }
 
     /// The text exposition of every metric.
     public func render() -> String {
-        let snapshot = families.withLock { $0 }
+        let snapshot = state.withLock { $0.families }
         var out = ""
         for (name, family) in snapshot.sorted(by: { $0.key < $1.key }) {
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
@@ -58,7 +76,7 @@ public final class MetricsRegistry: Sendable {
 
     /// Current values of the counters in families `names`, keyed `name{labels}` as the exposition renders them.
     public func counterValues(_ names: Set<String>) -> [String: Int64] {
-        let snapshot = families.withLock { $0 }
+        let snapshot = state.withLock { $0.families }
         var out: [String: Int64] = [:]
         for name in names {
             for (labels, metric) in snapshot[name]?.series ?? [:] {

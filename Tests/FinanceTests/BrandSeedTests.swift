@@ -118,6 +118,8 @@ struct NormalizationTests {
         ("", ""),
         ("   ", ""),
         ("Nestlé", "nestlé"),
+        ("A\r\nB\u{0B}C\u{0C}D\u{1F}E", "a b c d\u{1F}e"),
+        ("  Ben & JERRY'S\t", "ben & jerry's"),
     ])
     func normalizeBrand(input: String, expected: String) {
         #expect(BrandSeed.normalize(input) == expected)

@@ -124,11 +124,15 @@ struct ConfigurationTests {
         #expect(producer["fetch.wait.max.ms"] == nil)
     }
 
-    @Test func productionKeepsLibrdkafkaDefaults() {
+    @Test func productionKeepsLibrdkafkaDefaultsButLinger() {
         let c = KafkaConfiguration.fromEnvironment(Environment(["KAFKA_BROKERS": "k:9092"]))
         #expect(!c.isDevelopment)
         let producer = c.librdkafkaProperties(for: .producer)
-        #expect(producer["linger.ms"] == nil)
+        // librdkafka's 5 ms default would delay both produce hops of every request/reply.
+        #expect(producer["linger.ms"] == "0")
+        #expect(
+            KafkaConfiguration(brokers: "k:9092", properties: ["linger.ms": "5"]).librdkafkaProperties(for: .producer)[
+                "linger.ms"] == "5")
         #expect(producer["socket.nagle.disable"] == "true")
         #expect(c.librdkafkaProperties(for: .groupConsumer(groupId: "g"))["fetch.wait.max.ms"] == nil)
     }
@@ -188,6 +192,34 @@ struct ReplyWaitersTests {
             return
         }
         #expect(waiters.count == 0)
+    }
+
+    @Test func passedDeadlinesTimeOutInOrder() async {
+        let waiters = ReplyWaiters()
+        let now = ContinuousClock.now
+        // Two budgets, each registered in deadline order.
+        for (id, budget, offset) in [("soon", 1, 10), ("answered", 2, 5), ("mid", 1, 20), ("late", 2, 30)] {
+            let timeout = (Duration.seconds(budget), now + .milliseconds(offset))
+            #expect(waiters.register(id, limit: 10, timeout: timeout) == .registered)
+        }
+        #expect(waiters.register("none", limit: 10) == .registered)
+        #expect(waiters.deliver(reply("answered"), correlationId: "answered") == nil)
+        waiters.expire(now: now + .milliseconds(20))
+        for id in ["soon", "mid"] {
+            guard case .timedOut = await waiters.wait(id) else {
+                Issue.record("expected \(id) to time out")
+                return
+            }
+        }
+        guard case .reply = await waiters.wait("answered") else {
+            Issue.record("expected the answered request's reply")
+            return
+        }
+        #expect(waiters.count == 2)  // "late" (not yet due) and "none" (no deadline)
+        #expect(waiters.deliver(reply("late"), correlationId: "late") == nil)
+        waiters.expire(now: now + .seconds(60))
+        #expect(waiters.count == 2)  // "late" holds its reply until waited for; "none" never expires
+        #expect(waiters.deliver(reply("soon"), correlationId: "soon") == .late)
     }
 
     @Test func cancellationResolvesTheWaiter() async {

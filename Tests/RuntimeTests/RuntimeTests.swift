@@ -54,6 +54,17 @@ struct MetricsTests {
         #expect(text.contains("latency_seconds_bucket{le=\"1.0\"} 1"))
         #expect(text.contains("latency_seconds_count 1"))
     }
+
+    @Test func oneSeriesWhateverTheLabelOrder() {
+        let registry = MetricsRegistry()
+        let first = registry.counter("calls_total", help: "Calls", labels: ["route": "/a", "status": "200"])
+        let again = registry.counter("calls_total", help: "Calls", labels: ["status": "200", "route": "/a"])
+        #expect(first === again)
+        #expect(registry.counter("calls_total", help: "Calls", labels: ["route": "/b", "status": "200"]) !== first)
+        first.increment()
+        again.increment()
+        #expect(registry.render().contains("calls_total{route=\"/a\",status=\"200\"} 2"))
+    }
 }
 
 struct EnvironmentTests {

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Where the CPU of the bus goes, in figures that a shared box does not distort (docs/BENCHMARKS.md, "CPU per
+# request"). Release build, the dev stack, one Identify replica, the gateway with its limits off.
+#
+#   scripts/bench-cpu.sh [seconds per step (default 10)]
+#     idle CPU per second of each process (consumers polling the dev broker), then CPU-µs per request answered
+#     (scripts/lib/cpu.sh) of gateway, Identify, dev broker, Redis and the load generator for:
+#     POST /v1/resolve-comparable with LoadGen at each of CPU_RATES ("1000 2000") and with wrk -c64 (closed loop),
+#     GET /v1/health with wrk (the gateway alone), POST /v1/identify (undecodable photo + hint) at IDENTIFY_RATE (300).
+#   scripts/bench-cpu.sh --callgrind [requests (default 2000)] [rate (default 100)]
+#     runs the gateway and Identify under `valgrind --tool=callgrind` (instrumentation switched on after the
+#     warm-up, so start-up is not counted), sends that many resolve-comparable requests at that rate, and prints
+#     instructions per request of each process and the top inclusive functions (callgrind_annotate). Instruction
+#     counts are the same on a busy box and a quiet one. Output files: .stack/bench-cpu/callgrind.*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/stack.sh
+source scripts/lib/cpu.sh
+MODE=cpu
+if [ "${1:-}" = "--callgrind" ]; then MODE=callgrind; shift; fi
+DURATION=${1:-10}
+REQUESTS=${1:-2000}
+PROFILE_RATE=${2:-100}
+CPU_RATES=${CPU_RATES:-"1000 2000"}
+IDENTIFY_RATE=${IDENTIFY_RATE:-300}
+
+stack_install wrk valgrind
+mkdir -p .stack
+swift build -c release >.stack/bench-cpu-build.log 2>&1 || { tail -40 .stack/bench-cpu-build.log; exit 1; }
+BIN=$(swift build -c release --show-bin-path)
+export MAPVEST_ENV=dev
+unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
+D=.stack/bench-cpu
+rm -rf $D
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  stack_stop
+}
+trap cleanup EXIT
+stack_start $D "$BIN"
+export LOG_LEVEL=warning
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+grep -o '"librdkafka":"[^"]*"' $D/broker.log | sed 's/^/== dev broker /' || true
+
+RUN=()
+if [ $MODE = callgrind ]; then
+  # --instr-atstart=no: nothing is counted until `callgrind_control -i on` after the warm-up.
+  cc -shared -fPIC -O2 -o $D/valgrind-sigsuspend.so scripts/lib/valgrind-sigsuspend.c
+  RUN=(env LD_PRELOAD="$PWD/$D/valgrind-sigsuspend.so"
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$PWD/$D/callgrind.%p")
+fi
+PORT=$(stack_free_port)
+ADMIN_PORT=$(stack_free_port) "${RUN[@]}" "$BIN/Identify" 2>$D/identify.log & pids+=($!); IDENTIFY_PID=$!
+PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-cpu GATEWAY_LIMITS=off "${RUN[@]}" "$BIN/Gateway" \
+  2>$D/gateway.log & pids+=($!); GATEWAY_PID=$!
+for _ in $(seq 1 1200); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+URL=http://127.0.0.1:$PORT
+BROKER_PID=$(cat $D/broker.pid)
+REDIS_PID=$(cat $D/redis.pid)
+PROCESSES="gateway=$GATEWAY_PID identify=$IDENTIFY_PID broker=$BROKER_PID redis=$REDIS_PID"
+
+echo '{"brand":"Starbucks"}' >$D/comparable.json
+comparable() { # RATE SECONDS LABEL
+  "$BIN/LoadGen" "$URL/v1/resolve-comparable" "$1" "$2" --method POST --body-file $D/comparable.json \
+    --header "Content-Type: application/json" --label "$3"
+}
+# Warm up until the command group has settled (answers are 200).
+for _ in $(seq 1 30); do
+  out=$(comparable 5 2 "warm-up")
+  grep -q ' 200×10' <<<"$out" && break
+done
+
+if [ $MODE = callgrind ]; then
+  # Dump 1: IDLE_SECONDS without requests (pollers, timers); dump 2: the requests. Each dump zeroes the counters.
+  IDLE_SECONDS=${IDLE_SECONDS:-10}
+  profiled="gateway=$GATEWAY_PID identify=$IDENTIFY_PID"
+  for entry in $profiled; do callgrind_control -i on "${entry#*=}" >/dev/null; done
+  sleep "$IDLE_SECONDS"
+  for entry in $profiled; do callgrind_control -d "${entry#*=}" >/dev/null; done
+  seconds=$(awk -v n="$REQUESTS" -v r="$PROFILE_RATE" 'BEGIN { printf "%.2f", n / r }')
+  out=$(comparable "$PROFILE_RATE" "$seconds" "POST /v1/resolve-comparable under callgrind, $REQUESTS requests")
+  echo "$out"
+  answered=$(cpu_answered "$out")
+  for entry in $profiled; do callgrind_control -d "${entry#*=}" >/dev/null; done
+  ir() { awk '/^(summary|totals):/ { print $2; exit }' "$1"; }
+  for entry in $profiled; do
+    name=${entry%%=*} pid=${entry#*=}
+    idle=$(ir $D/callgrind.$pid.1) busy=$(ir $D/callgrind.$pid.2)
+    awk -v i="$idle" -v b="$busy" -v is="$IDLE_SECONDS" -v bs="$seconds" -v n="$answered" -v name="$name" 'BEGIN {
+      printf "== %s: %.0f instructions per request (%.0f with the idle rate of %.0f/s subtracted; %d answered)\n",
+        name, b / n, (b - i / is * bs) / n, i / is, n }'
+    callgrind_annotate --inclusive=yes $D/callgrind.$pid.2 2>/dev/null | sed -n '/^Ir/,$p' | head -60 >$D/$name.top.txt || true
+    echo "== $name: top inclusive costs of the requests (full list: $D/$name.top.txt)"
+    head -32 $D/$name.top.txt
+  done
+  exit 0
+fi
+
+echo "== idle: CPU per second of each process (5 s, no requests)"
+line=""
+for entry in $PROCESSES; do before=$(cpu_ticks "${entry#*=}"); eval "idle_${entry%%=*}=$before"; done
+sleep 5
+for entry in $PROCESSES; do
+  name=${entry%%=*}
+  eval "before=\$idle_$name"
+  line+="$name $(awk -v a="$before" -v b="$(cpu_ticks "${entry#*=}")" -v t="$CPU_TICKS_PER_S" \
+    'BEGIN { printf "%.0f ms/s", (b - a) / t * 1000 / 5 }') · "
+done
+echo "== idle ${line% · }"
+
+for rate in $CPU_RATES; do
+  cpu_measure "$PROCESSES" "resolve-comparable, LoadGen at ${rate}/s" comparable "$rate" "$DURATION" "  ${rate}/s"
+  sleep 2
+done
+cpu_measure "$PROCESSES" "resolve-comparable, wrk -t1 -c64 (closed loop)" \
+  wrk -t1 -c64 -d"${DURATION}s" --latency -s scripts/lib/wrk-resolve-comparable.lua "$URL/v1/resolve-comparable"
+sleep 2
+cpu_measure "gateway=$GATEWAY_PID" "GET /v1/health, wrk -t1 -c50" wrk -t1 -c50 -d"${DURATION}s" "$URL/v1/health"
+sleep 2
+
+BOUNDARY=benchboundary
+printf -- "--%s\r\nContent-Disposition: form-data; name=\"image\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff\xe0benchjpeg\xff\xd9\r\n--%s\r\nContent-Disposition: form-data; name=\"hint\"\r\n\r\nStarbucks\r\n--%s--\r\n" \
+  "$BOUNDARY" "$BOUNDARY" "$BOUNDARY" >$D/identify.body
+identify() { # RATE SECONDS LABEL
+  "$BIN/LoadGen" "$URL/v1/identify" "$1" "$2" --method POST --body-file $D/identify.body \
+    --header "Content-Type: multipart/form-data; boundary=$BOUNDARY" --header "X-Device-Id: bench" --label "$3"
+}
+identify 5 2 "warm-up" >/dev/null
+cpu_measure "$PROCESSES" "identify (photo + hint), LoadGen at ${IDENTIFY_RATE}/s" \
+  identify "$IDENTIFY_RATE" "$DURATION" "  identify ${IDENTIFY_RATE}/s"
