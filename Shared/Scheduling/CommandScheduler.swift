@@ -34,7 +34,7 @@ public struct ScheduledCommand: Sendable {
 ///
 /// A slot is published at least once, and once unless its claimant dies (or stalls past its lease) after the
 /// broker acknowledged the command and before the slot is marked done: then the next claimant publishes it again.
-/// Every command carries `mv-slot: <job>@<slot>`, and the consumers of scheduled commands are idempotent.
+/// Every command it publishes carries `mv-slot: <job>@<slot>`; the consumers of scheduled commands are idempotent.
 public final class CommandScheduler: Service {
     public let name = "command-scheduler"
     let jobs: [ScheduledCommand]

@@ -77,77 +77,79 @@ extension SystemTests {
             }
         }
 
-        static func start(day: String, pause: String) async throws -> (ServiceProcess, ServiceProcess) {
-            let (_, _, _, upstreams) = try BriefsFakes.upstreams(BriefsFakes.Knobs())
-            var env = upstreams
-            env["ENABLE_PUSH_SCHEDULER"] = "1"
-            env["SCHEDULER_CLOCK_START"] = "\(day)T06:45:00.000Z"
-            env["SCHEDULER_CLOCK_RATE"] = String(Int(rate))
-            env["SCHEDULER_LEASE_MS"] = String(lease.components.seconds * 1000)
-            env["SCHEDULER_PAUSE"] = pause
-            let a = try await ServiceProcess.start("Briefs", extra: env)
-            let b = try await ServiceProcess.start("Briefs", extra: env)
-            return (a, b)
-        }
+        /// One run: a fresh day, the slot counter, two replicas with `SCHEDULER_PAUSE=pause`, both clocks at 06:45.
+        final class Run {
+            let day = randomDay()
+            let counter: SlotCounter
+            let db: PostgresPool
+            let replicas: [ServiceProcess]
+            let ready: ContinuousClock.Instant
 
-        /// Waits until a replica holds `job@slot`'s live claim, not done, with the slot `published` times on the
-        /// topic; kills that replica with SIGKILL and returns it.
-        static func killHolder(
-            _ replicas: [ServiceProcess], job: String, slot: String, db: PostgresPool, counter: SlotCounter, published: Int
-        ) async throws -> ServiceProcess {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                let rows = try await db.query(
-                    """
-                    SELECT owner, done_at IS NOT NULL AS done, lease_until > clock_timestamp() AS live
-                    FROM briefs.job_slots WHERE job = \(job) AND slot = \(slot)
-                    """)
-                let count = counter.counts["\(job)@\(slot)", default: 0]
-                if let row = rows.first, row.bool("done") == false, row.bool("live") == true, count == published,
-                    let owner = row.string("owner"),
-                    let holder = replicas.first(where: { owner.hasSuffix("-\($0.process.processIdentifier)") })
-                {
-                    holder.kill(signal: SIGKILL)
-                    holder.process.waitUntilExit()
-                    return holder
-                }
-                try await Task.sleep(for: .milliseconds(50))
+            init(pause: String) async throws {
+                counter = try SlotCounter(day: day)
+                db = try await PostgresPool.make(
+                    url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
+                var env = try BriefsFakes.upstreams(BriefsFakes.Knobs()).env
+                env["ENABLE_PUSH_SCHEDULER"] = "1"
+                env["SCHEDULER_CLOCK_START"] = "\(day)T06:45:00.000Z"
+                env["SCHEDULER_CLOCK_RATE"] = String(Int(rate))
+                env["SCHEDULER_LEASE_MS"] = String(lease.components.seconds * 1000)
+                env["SCHEDULER_PAUSE"] = pause
+                replicas = [try await ServiceProcess.start("Briefs", extra: env), try await ServiceProcess.start("Briefs", extra: env)]
+                ready = .now
             }
-            throw Failure("no replica claimed \(job)@\(slot)")
-        }
 
-        /// Runs until the survivor's clock (started when it became ready, or earlier) is past `end`, then returns
-        /// the counts of the slots up to `end`.
-        static func settle(_ counter: SlotCounter, survivorReady: ContinuousClock.Instant, minutes: Double) async throws
-            -> [String: Int]
-        {
-            let until = survivorReady + .seconds(minutes * 60 / rate + 3)
-            if until > .now { try await Task.sleep(until: until) }
-            try await Task.sleep(for: .seconds(2))
-            return counter.counts
+            /// Waits until a replica holds `job@slot`'s live claim, not done, with the slot `published` times on the
+            /// topic; kills that replica with SIGKILL and returns it.
+            func killHolder(job: String, slot: String, published: Int) async throws -> ServiceProcess {
+                let deadline = ContinuousClock.now + .seconds(120)
+                while ContinuousClock.now < deadline {
+                    let rows = try await db.query(
+                        """
+                        SELECT owner, done_at IS NOT NULL AS done, lease_until > clock_timestamp() AS live
+                        FROM briefs.job_slots WHERE job = \(job) AND slot = \(slot)
+                        """)
+                    let count = counter.counts["\(job)@\(slot)", default: 0]
+                    if let row = rows.first, row.bool("done") == false, row.bool("live") == true, count == published,
+                        let owner = row.string("owner"),
+                        let holder = replicas.first(where: { owner.hasSuffix("-\($0.process.processIdentifier)") })
+                    {
+                        holder.kill(signal: SIGKILL)
+                        holder.process.waitUntilExit()
+                        return holder
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                throw Failure("no replica claimed \(job)@\(slot)")
+            }
+
+            /// Runs until every clock (each started before `ready`) is past 06:45 + `minutes`, then returns the counts
+            /// of the slots up to that instant.
+            func settle(minutes: Int) async throws -> [String: Int] {
+                try await Task.sleep(until: ready + .seconds(Double(minutes) * 60 / rate + 3))
+                try await Task.sleep(for: .seconds(2))
+                let end = try #require(Timestamp.parse("\(day)T06:45:00.000Z")).addingTimeInterval(Double(minutes) * 60)
+                let last = CommandScheduler.slotKey(end)
+                return counter.counts.filter { $0.key.split(separator: "@").last.map { $0 <= last } ?? false }
+            }
+
+            func stop() async {
+                for replica in replicas { replica.kill() }
+                await counter.stop()
+                await db.close()
+            }
         }
 
         @Test func thirtySimulatedMinutesEverySlotOnceThroughAKillMidTick() async throws {
-            let day = Self.randomDay()
-            let counter = try SlotCounter(day: day)
-            let db = try await PostgresPool.make(
-                url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             // Whoever wins the 07:00 daily slot sleeps 3 s holding it (lease 4 s) before publishing.
-            let (a, b) = try await Self.start(day: day, pause: "briefs.daily:claimed:\(Self.pause.components.seconds * 1000)")
-            let ready = ContinuousClock.now
-            defer {
-                a.kill()
-                b.kill()
-            }
-            let slot = "\(day)T07:00Z"
-            let victim = try await Self.killHolder([a, b], job: "briefs.daily", slot: slot, db: db, counter: counter, published: 0)
-            let survivor = victim === a ? b : a
+            let run = try await Run(pause: "briefs.daily:claimed:\(Self.pause.components.seconds * 1000)")
+            let (day, slot) = (run.day, "\(run.day)T07:00Z")
+            let victim = try await run.killHolder(job: "briefs.daily", slot: slot, published: 0)
+            let survivor = try #require(run.replicas.first { $0 !== victim })
 
-            let counts = try await Self.settle(counter, survivorReady: ready, minutes: 30)
+            let seen = try await run.settle(minutes: 30)
             let start = try #require(Timestamp.parse("\(day)T06:45:00.000Z"))
             let expected = Self.due(from: start, to: start.addingTimeInterval(30 * 60))
-            let end = "\(day)T07:15Z"
-            let seen = counts.filter { $0.key.split(separator: "@").last.map { $0 <= end } ?? false }
             // 06:45…07:15 every 5 minutes (7), the hourly movement scan of 06:00 (inside its grace) and 07:00, the 07:00 daily.
             #expect(expected.count == 10 && expected.contains("briefs.daily@\(slot)") && expected.contains("briefs.movement@\(day)T06:00Z"))
             #expect(Set(seen.keys.filter { Self.schedules.keys.contains(String($0.split(separator: "@")[0])) }) == expected)
@@ -155,38 +157,27 @@ extension SystemTests {
 
             // The survivor took the killed replica's slot over after its lease, and finished it.
             let row = try #require(
-                try await db.query("SELECT owner, done_at IS NOT NULL AS done FROM briefs.job_slots WHERE job = 'briefs.daily' AND slot = \(slot)").first)
+                try await run.db.query(
+                    "SELECT owner, done_at IS NOT NULL AS done FROM briefs.job_slots WHERE job = 'briefs.daily' AND slot = \(slot)"
+                ).first)
             #expect(row.bool("done") == true && row.string("owner")?.hasSuffix("-\(survivor.process.processIdentifier)") == true)
             #expect(survivor.log.contains("scheduler paused holding a slot"))
-            await counter.stop()
-            await db.close()
+            await run.stop()
         }
 
         @Test func aKillAfterThePublishPublishesThatSlotAgain() async throws {
-            let day = Self.randomDay()
-            let counter = try SlotCounter(day: day)
-            let db = try await PostgresPool.make(
-                url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             // Whoever wins a movers slot sleeps 3 s after the broker's acknowledgement, before marking it done.
-            let (a, b) = try await Self.start(day: day, pause: "briefs.movers:published:\(Self.pause.components.seconds * 1000)")
-            let ready = ContinuousClock.now
-            defer {
-                a.kill()
-                b.kill()
-            }
-            let slot = "\(day)T06:55Z"
-            _ = try await Self.killHolder([a, b], job: "briefs.movers", slot: slot, db: db, counter: counter, published: 1)
+            let run = try await Run(pause: "briefs.movers:published:\(Self.pause.components.seconds * 1000)")
+            let (day, slot) = (run.day, "\(run.day)T06:55Z")
+            _ = try await run.killHolder(job: "briefs.movers", slot: slot, published: 1)
 
-            let counts = try await Self.settle(counter, survivorReady: ready, minutes: 15)
-            let end = "\(day)T07:00Z"
-            let seen = counts.filter { $0.key.split(separator: "@").last.map { $0 <= end } ?? false }
+            let seen = try await run.settle(minutes: 15)
             // That slot twice — killed between the publish and `complete`, the survivor publishes it after the lease;
             // every other slot once.
             #expect(seen["briefs.movers@\(slot)"] == 2)
             #expect(seen.filter { $0.key != "briefs.movers@\(slot)" }.allSatisfy { $0.value == 1 })
             #expect(["06:45", "06:50", "07:00"].allSatisfy { seen["briefs.movers@\(day)T\($0)Z"] == 1 })
-            await counter.stop()
-            await db.close()
+            await run.stop()
         }
     }
 }

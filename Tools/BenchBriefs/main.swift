@@ -74,47 +74,63 @@ func seed(users: Int, prefix: String) async throws {
     await db.close()
 }
 
-func morning(users: Int, prefix: String) async throws {
+/// Publishes `command` (no id: the whole expansion) once on Briefs' topic and waits until `expected` distinct push
+/// requests, each named by `pick` (nil: not this run's), are on the push topic; `before` runs once the consumer has
+/// joined, just before the publish. Returns the distinct and total counts and the time until the last distinct one.
+func timedRun(
+    command: String, expected: Int, progress: String, before: () async throws -> Void = {},
+    pick: @escaping @Sendable (PushRequest) -> String?
+) async throws -> (unique: Int, total: Int, elapsed: Duration) {
     let kafka = KafkaConfiguration.fromEnvironment(Environment())
     let consumer = try KafkaGroupConsumer.make(
         configuration: kafka, groupId: "bench-briefs-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.pushRequests],
         logger: logger)
-    final class Seen: Sendable { let users = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
+    final class Seen: Sendable { let names = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
     let seen = Seen()
     consumer.setHandler(maxInFlight: 64) { message in
-        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)),
-            request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-")
+        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)), let name = pick(request)
         else { return }
-        seen.users.withLock {
-            $0.unique.insert(user)
+        seen.names.withLock {
+            $0.unique.insert(name)
             $0.total += 1
         }
     }
     let consuming = Task { try await consumer.run() }
     try await Task.sleep(for: .seconds(5))  // join the group before publishing
+    try await before()
     let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
     let started = ContinuousClock.now
     _ = try await producer.send(
         topic: ServiceName.briefs.commandTopic, key: Array("all".utf8), value: Array("{}".utf8),
-        headers: [KafkaHeader(MessageHeaders.command, GenerateDailyBriefsCommand.name)])
+        headers: [KafkaHeader(MessageHeaders.command, command)])
     var lastReport = ContinuousClock.now
-    while seen.users.withLock({ $0.unique.count }) < users, ContinuousClock.now - started < .seconds(1800) {
+    while seen.names.withLock({ $0.unique.count }) < expected, ContinuousClock.now - started < .seconds(3600) {
         try await Task.sleep(for: .milliseconds(200))
         if ContinuousClock.now - lastReport > .seconds(10) {
             lastReport = ContinuousClock.now
-            print("  … \(seen.users.withLock { $0.unique.count }) briefs pushed")
+            print("  … \(seen.names.withLock { $0.unique.count }) \(progress)")
         }
     }
     let elapsed = ContinuousClock.now - started
-    try await Task.sleep(for: .seconds(3))
-    let (unique, total) = seen.users.withLock { ($0.unique.count, $0.total) }
+    try await Task.sleep(for: .seconds(3))  // late duplicates, and the work after each push (an anchor's advance)
+    let (unique, total) = seen.names.withLock { ($0.unique.count, $0.total) }
+    await consumer.shutdown()
+    _ = try? await consuming.value
+    producer.flush(timeout: .seconds(5))
+    return (unique, total, elapsed)
+}
+
+func morning(users: Int, prefix: String) async throws {
+    let (unique, total, elapsed) = try await timedRun(
+        command: GenerateDailyBriefsCommand.name, expected: users, progress: "briefs pushed"
+    ) { request in
+        guard request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-") else { return nil }
+        return user
+    }
     print(
         String(
             format: "%ld users: %ld daily_brief push requests (%ld duplicates) in %.2f min (%.0f users/s)", users, unique,
             total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
-    await consumer.shutdown()
-    _ = try? await consuming.value
-    producer.flush(timeout: .seconds(5))
 }
 
 func localFakes(latency: Duration, envFile: String) async throws {
@@ -170,42 +186,15 @@ func devices(count: Int, prefix: String, baseLat: Double) async throws {
 }
 
 func movement(count: Int, prefix: String) async throws {
-    let kafka = KafkaConfiguration.fromEnvironment(Environment())
     let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: logger)
     try await db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-    let consumer = try KafkaGroupConsumer.make(
-        configuration: kafka, groupId: "bench-movement-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.pushRequests],
-        logger: logger)
-    final class Seen: Sendable { let tokens = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
-    let seen = Seen()
-    consumer.setHandler(maxInFlight: 64) { message in
-        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)),
-            request.eventKey == .localBrief, let token = request.tokenId, token.hasPrefix(prefix + "-")
-        else { return }
-        seen.tokens.withLock {
-            $0.unique.insert(token)
-            $0.total += 1
-        }
+    let (unique, total, elapsed) = try await timedRun(
+        command: ScanMovementCommand.name, expected: count, progress: "local_brief pushes",
+        before: { _ = try await db.query("SELECT pg_stat_statements_reset()") }
+    ) { request in
+        guard request.eventKey == .localBrief, let token = request.tokenId, token.hasPrefix(prefix + "-") else { return nil }
+        return token
     }
-    let consuming = Task { try await consumer.run() }
-    try await Task.sleep(for: .seconds(5))  // join the group before publishing
-    _ = try await db.query("SELECT pg_stat_statements_reset()")
-    let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
-    let started = ContinuousClock.now
-    _ = try await producer.send(
-        topic: ServiceName.briefs.commandTopic, key: Array("all".utf8), value: Array("{}".utf8),
-        headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])
-    var lastReport = ContinuousClock.now
-    while seen.tokens.withLock({ $0.unique.count }) < count, ContinuousClock.now - started < .seconds(3600) {
-        try await Task.sleep(for: .milliseconds(200))
-        if ContinuousClock.now - lastReport > .seconds(10) {
-            lastReport = ContinuousClock.now
-            print("  … \(seen.tokens.withLock { $0.unique.count }) local_brief pushes")
-        }
-    }
-    let elapsed = ContinuousClock.now - started
-    try await Task.sleep(for: .seconds(3))  // each anchor advances after its push is acknowledged
-    let (unique, total) = seen.tokens.withLock { ($0.unique.count, $0.total) }
     // This tool's own statements (the reset, this read) are left out by their text.
     let statements = try await db.query(
         """
@@ -219,9 +208,6 @@ func movement(count: Int, prefix: String) async throws {
             total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
     print(String(format: "Postgres: %ld statements, %.2f per device; most frequent:", calls, Double(calls) / Double(max(count, 1))))
     for row in statements.prefix(5) { print("  \(row.int("calls") ?? 0) × \(row.string("query") ?? "")") }
-    await consumer.shutdown()
-    _ = try? await consuming.value
-    producer.flush(timeout: .seconds(5))
     await db.close()
 }
 
