@@ -88,10 +88,10 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             throw ConfigurationError("SCHEDULER_TIME_ZONE \(zoneName) is not a known time zone")
         }
         parts.append(
-            CommandScheduler(
+            try CommandScheduler(
                 jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")) + PriceAlertCommands.jobs,
                 claims: claims,
-                publisher: context.publisher, timeZone: zone, logger: logger))
+                publisher: context.publisher, timeZone: zone, settings: try SchedulerSettings.fromEnvironment(env), logger: logger))
         logger.info("push scheduler on", [LogKeys.schedulerTimeZone: .string(zoneName)])
     }
     return parts

@@ -30,6 +30,41 @@ import Testing
         #expect(CommandScheduler.slotKey(try Self.date("2026-12-01T07:00:00.000Z")) == "2026-12-01T07:00Z")
     }
 
+    @Test func settingsTheSimulatedClockIsDevOnlyAndStrict() throws {
+        let dev = ["MAPVEST_ENV": "dev"]
+        let wall = try SchedulerSettings.fromEnvironment(Environment([:]))
+        #expect(wall.clock.rate == 1 && wall.interval == .seconds(15) && wall.lease == .seconds(30) && wall.pause == nil)
+        // Production refuses every test setting, naming it.
+        for key in ["SCHEDULER_CLOCK_START", "SCHEDULER_CLOCK_RATE", "SCHEDULER_PAUSE"] {
+            #expect(throws: ConfigurationError.self) { try SchedulerSettings.fromEnvironment(Environment([key: "x"])) }
+        }
+        let fast = try SchedulerSettings.fromEnvironment(Environment(dev.merging([
+            "SCHEDULER_CLOCK_START": "2031-01-01T06:45:00Z", "SCHEDULER_CLOCK_RATE": "30", "SCHEDULER_LEASE_MS": "4000",
+            "SCHEDULER_PAUSE": "briefs.daily:claimed:3000",
+        ]) { $1 }))
+        #expect(fast.interval == .milliseconds(500) && fast.lease == .seconds(4))
+        #expect(fast.pause == SchedulerPause(job: "briefs.daily", phase: .claimed, duration: .seconds(3)))
+        let now = fast.clock.now().timeIntervalSince(try Self.date("2031-01-01T06:45:00.000Z"))
+        #expect(now >= 0 && now < 60)
+        for bad in [
+            ["SCHEDULER_CLOCK_START": "tomorrow"], ["SCHEDULER_CLOCK_RATE": "30"],
+            ["SCHEDULER_CLOCK_START": "2031-01-01T06:45:00Z", "SCHEDULER_CLOCK_RATE": "1e400"],
+            ["SCHEDULER_CLOCK_START": "2031-01-01T06:45:00Z", "SCHEDULER_CLOCK_RATE": "0.5"],
+            ["SCHEDULER_LEASE_MS": "10"], ["SCHEDULER_LEASE_MS": "abc"], ["SCHEDULER_PAUSE": "briefs.daily:later:10"],
+            ["SCHEDULER_PAUSE": "briefs.daily:claimed"], ["SCHEDULER_PAUSE": ":claimed:10"],
+        ] {
+            #expect(throws: ConfigurationError.self) { try SchedulerSettings.fromEnvironment(Environment(dev.merging(bad) { $1 })) }
+        }
+        // A lease (plus one tick) that outlasts a job's grace in real time would lose a dead claimant's slot.
+        let movers = ScheduledCommand(
+            job: "m", schedule: .minutes(every: 5, offset: 0), topic: "t", command: "c", key: "k", body: [])
+        try fast.check(jobs: [movers])
+        let slow = try SchedulerSettings.fromEnvironment(Environment(dev.merging([
+            "SCHEDULER_CLOCK_START": "2031-01-01T06:45:00Z", "SCHEDULER_CLOCK_RATE": "60", "SCHEDULER_LEASE_MS": "5000",
+        ]) { $1 }))
+        #expect(throws: ConfigurationError.self) { try slow.check(jobs: [movers]) }
+    }
+
     static func pool() async throws -> (PostgresPool, String) {
         let pool = try await PostgresPool.make(
             url: try TestEnvironment.require("POSTGRES_URL"), size: 4, logger: Logger(label: "t", level: .error))

@@ -5,10 +5,12 @@ import Synchronization
 import TestSupport
 
 /// Loopback upstreams for the Local Economy Brief tests: Nominatim, Overpass (a Starbucks and a local shop at the
-/// asked point), Photon (down) and OpenRouter answering `{paragraphs}` (500 while `modelFails`).
+/// asked point), Photon (down), OpenRouter answering `{paragraphs}` (500 while `modelFails`) and Exa's `/search`
+/// (three results per query, after `exaDelay`; used only when a test sets `EXA_API_KEY`).
 enum LocalBriefFakes {
     final class Knobs: Sendable {
         let modelFails = Mutex(false)
+        let exaDelay = Mutex(Duration.zero)
         init() {}
     }
 
@@ -17,6 +19,7 @@ enum LocalBriefFakes {
         let overpass: FakeUpstream
         let photon: FakeUpstream
         let openRouter: FakeUpstream
+        let exa: FakeUpstream
         let env: [String: String]
     }
 
@@ -52,11 +55,24 @@ enum LocalBriefFakes {
             ])
             return .json(200, raw: Array(body ?? Data()))
         }
+        let exa = try FakeUpstream { request in
+            let delay = knobs.exaDelay.withLock { $0 }
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            let query = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["query"] as? String ?? ""
+            let results = (1...3).map { i in
+                [
+                    "title": "\(query) — report \(i)", "url": "https://news.example/\(i)/\(query.count)",
+                    "highlights": ["Finding \(i) about \(query)."], "publishedDate": "2026-11-30T00:00:00.000Z",
+                ]
+            }
+            return .json(200, raw: Array((try? JSONSerialization.data(withJSONObject: ["results": results])) ?? Data()))
+        }
         let env = [
             "OPENROUTER_API_KEY": "test-openrouter", "OPENROUTER_BASE_URL": openRouter.baseURL, "EXA_API_KEY": "",
+            "EXA_BASE_URL": exa.baseURL,
             "JEV_API_KEY": "", "NOMINATIM_BASE_URL": nominatim.baseURL, "GOOGLE_MAPS_API_KEY": "",
             "OVERPASS_URLS": overpass.baseURL + "/api/interpreter", "PHOTON_BASE_URL": photon.baseURL,
         ]
-        return Upstreams(nominatim: nominatim, overpass: overpass, photon: photon, openRouter: openRouter, env: env)
+        return Upstreams(nominatim: nominatim, overpass: overpass, photon: photon, openRouter: openRouter, exa: exa, env: env)
     }
 }

@@ -21,6 +21,13 @@ extension SystemTests {
             )
         }
 
+        /// The user message of an OpenRouter chat request, decoded (the body escapes `/` and newlines).
+        static func userPrompt(_ request: FakeUpstream.RecordedRequest) -> String {
+            let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            let messages = body?["messages"] as? [[String: Any]] ?? []
+            return messages.filter { $0["role"] as? String == "user" }.compactMap { $0["content"] as? String }.joined(separator: "\n")
+        }
+
         @Test func geocodeCacheOutageAndNoPush() async throws {
             let knobs = LocalBriefFakes.Knobs()
             let fakes = try LocalBriefFakes.upstreams(knobs)
@@ -88,6 +95,52 @@ extension SystemTests {
             try await Task.sleep(for: .seconds(1))
             #expect(pushes.all.isEmpty)
             await pushes.stop()
+        }
+
+        /// With `EXA_API_KEY` set: five bucket searches on Exa's wire format (POST /search, the key in `x-api-key`,
+        /// two results each) whose hits reach the model's prompt as sources; an Exa stalled past its 4 s cap costs
+        /// the brief the sources, not its answer.
+        @Test func exaFanOutWithAKeyAndItsFourSecondCap() async throws {
+            let knobs = LocalBriefFakes.Knobs()
+            let fakes = try LocalBriefFakes.upstreams(knobs)
+            let briefs = try await ServiceProcess.start("Briefs", extra: fakes.env.merging(["EXA_API_KEY": "test-exa"]) { $1 })
+            let gateway = try await GatewayProcess.start(instance: "test-exa-\(UInt16.random(in: 0...9999))")
+            defer {
+                briefs.kill()
+                gateway.process.kill()
+            }
+            let (auth, _) = try await BriefsFakes.signIn(gateway)
+            try await BriefsFakes.waitForBriefs(gateway, auth: auth)
+            let lat = Double(Int.random(in: 10_000...60_000)) / 1000
+            let place = #","neighborhood":"Mission","city":"SF","state":"CA"}"#
+
+            let answered = try await Self.brief(gateway, auth, "{\"lat\":\(lat),\"lng\":-122.421\(place)")
+            #expect(answered.status == 200 && answered.brief?.paragraphs.count == 4)
+            let searches = fakes.exa.requests
+            #expect(searches.count == 5 && searches.allSatisfy { $0.method == "POST" && $0.path == "/search" })
+            #expect(searches.allSatisfy { $0.headers["x-api-key"] == "test-exa" })
+            let bodies = searches.compactMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+            #expect(bodies.count == 5 && bodies.allSatisfy { $0["numResults"] as? Int == 2 })
+            let queries = Set(bodies.compactMap { $0["query"] as? String })
+            #expect(queries == Set(["local economy overview", "largest employers", "employment and jobs",
+                "city council economic development policy", "business regulation zoning permits"].map { "Mission, SF, CA \($0)" }))
+            // Two hits per bucket, labelled, with their snippet and URL, in the one model call's prompt.
+            let prompt = try #require(fakes.openRouter.requests.last.map(Self.userPrompt))
+            #expect(prompt.contains("- [employers] Mission, SF, CA largest employers — report 1: Finding 1 about Mission, SF, CA largest employers. (https://news.example/1/"))
+            #expect(prompt.contains("[policy] Mission, SF, CA city council economic development policy — report 2"))
+            #expect(!prompt.contains("report 3") && prompt.components(separatedBy: "- [").count - 1 == 10)
+
+            // Exa stalls for 20 s: the fan-out gives up at 4 s and the brief is written without sources.
+            knobs.exaDelay.withLock { $0 = .seconds(20) }
+            let started = ContinuousClock.now
+            let stalled = try await Self.brief(gateway, auth, "{\"lat\":\(lat + 0.01),\"lng\":-122.421\(place)")
+            let elapsed = ContinuousClock.now - started
+            #expect(stalled.status == 200 && stalled.brief?.paragraphs.count == 4)
+            #expect(fakes.exa.requests.count == 10)
+            #expect(elapsed >= .milliseconds(3900) && elapsed < .seconds(12), "answered after \(elapsed)")
+            let unsourced = try #require(fakes.openRouter.requests.last.map(Self.userPrompt))
+            #expect(unsourced.contains("Sources:\n(none)") && fakes.openRouter.requests.count == 2)
+            knobs.exaDelay.withLock { $0 = .zero }
         }
 
         @Test func savedBriefsValidationAndIsolation() async throws {

@@ -15,6 +15,13 @@ import TestSupport
 /// Briefs' schema (`POSTGRES_URL`; Briefs must have migrated it).
 /// `BenchBriefs morning <users> <prefix>`: publishes "generate the daily briefs" once and prints how long it took
 /// until every `<prefix>-…` user's `daily_brief` push request was on the push topic, and how many were duplicates.
+/// `BenchBriefs local-fakes <latency-ms> <env-file>`: loopback Nominatim, Overpass, Exa (`/search`) and OpenRouter (the
+/// local brief's paragraphs), each answering after the latency; writes the environment; runs until killed.
+/// `BenchBriefs devices <count> <prefix> <base-lat>`: replaces `briefs.device_movement` with `<count>` fresh, opted-in
+/// devices `<prefix>-<i>` without an anchor, ~5.5 km apart from `<base-lat>`, -100 (each its own caches).
+/// `BenchBriefs movement <count> <prefix>`: publishes the hourly movement scan once and prints how long it took until
+/// every device's `local_brief` push request was on the push topic, the duplicates, and the Postgres statements the
+/// tick ran (`pg_stat_statements`: total, per device, the most frequent).
 let arguments = CommandLine.arguments
 let logger = Logger(label: "bench-briefs", level: .warning)
 
@@ -67,47 +74,141 @@ func seed(users: Int, prefix: String) async throws {
     await db.close()
 }
 
-func morning(users: Int, prefix: String) async throws {
+/// Publishes `command` (no id: the whole expansion) once on Briefs' topic and waits until `expected` distinct push
+/// requests, each named by `pick` (nil: not this run's), are on the push topic; `before` runs once the consumer has
+/// joined, just before the publish. Returns the distinct and total counts and the time until the last distinct one.
+func timedRun(
+    command: String, expected: Int, progress: String, before: () async throws -> Void = {},
+    pick: @escaping @Sendable (PushRequest) -> String?
+) async throws -> (unique: Int, total: Int, elapsed: Duration) {
     let kafka = KafkaConfiguration.fromEnvironment(Environment())
     let consumer = try KafkaGroupConsumer.make(
         configuration: kafka, groupId: "bench-briefs-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.pushRequests],
         logger: logger)
-    final class Seen: Sendable { let users = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
+    final class Seen: Sendable { let names = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
     let seen = Seen()
     consumer.setHandler(maxInFlight: 64) { message in
-        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)),
-            request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-")
+        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)), let name = pick(request)
         else { return }
-        seen.users.withLock {
-            $0.unique.insert(user)
+        seen.names.withLock {
+            $0.unique.insert(name)
             $0.total += 1
         }
     }
     let consuming = Task { try await consumer.run() }
     try await Task.sleep(for: .seconds(5))  // join the group before publishing
+    try await before()
     let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
     let started = ContinuousClock.now
     _ = try await producer.send(
         topic: ServiceName.briefs.commandTopic, key: Array("all".utf8), value: Array("{}".utf8),
-        headers: [KafkaHeader(MessageHeaders.command, GenerateDailyBriefsCommand.name)])
+        headers: [KafkaHeader(MessageHeaders.command, command)])
     var lastReport = ContinuousClock.now
-    while seen.users.withLock({ $0.unique.count }) < users, ContinuousClock.now - started < .seconds(1800) {
+    while seen.names.withLock({ $0.unique.count }) < expected, ContinuousClock.now - started < .seconds(3600) {
         try await Task.sleep(for: .milliseconds(200))
         if ContinuousClock.now - lastReport > .seconds(10) {
             lastReport = ContinuousClock.now
-            print("  … \(seen.users.withLock { $0.unique.count }) briefs pushed")
+            print("  … \(seen.names.withLock { $0.unique.count }) \(progress)")
         }
     }
     let elapsed = ContinuousClock.now - started
-    try await Task.sleep(for: .seconds(3))
-    let (unique, total) = seen.users.withLock { ($0.unique.count, $0.total) }
+    try await Task.sleep(for: .seconds(3))  // late duplicates, and the work after each push (an anchor's advance)
+    let (unique, total) = seen.names.withLock { ($0.unique.count, $0.total) }
+    await consumer.shutdown()
+    _ = try? await consuming.value
+    producer.flush(timeout: .seconds(5))
+    return (unique, total, elapsed)
+}
+
+func morning(users: Int, prefix: String) async throws {
+    let (unique, total, elapsed) = try await timedRun(
+        command: GenerateDailyBriefsCommand.name, expected: users, progress: "briefs pushed"
+    ) { request in
+        guard request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-") else { return nil }
+        return user
+    }
     print(
         String(
             format: "%ld users: %ld daily_brief push requests (%ld duplicates) in %.2f min (%.0f users/s)", users, unique,
             total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
-    await consumer.shutdown()
-    _ = try? await consuming.value
-    producer.flush(timeout: .seconds(5))
+}
+
+func localFakes(latency: Duration, envFile: String) async throws {
+    let nominatim = try FakeUpstream { _ in
+        try? await Task.sleep(for: latency)
+        let body = #"{"address":{"suburb":"Bench Heights","city":"Benchton","state":"Nevada","postcode":"89000"}}"#
+        return .json(200, raw: Array(body.utf8))
+    }
+    let overpass = try FakeUpstream { _ in
+        try? await Task.sleep(for: latency)
+        let body = """
+            {"elements":[{"type":"node","id":1,"lat":0,"lon":0,"tags":{"name":"Starbucks","brand":"Starbucks","amenity":"cafe"}},\
+            {"type":"node","id":2,"lat":0,"lon":0,"tags":{"name":"Corner Books","shop":"books"}}]}
+            """
+        return .json(200, raw: Array(body.utf8))
+    }
+    let exa = try FakeUpstream { _ in
+        try? await Task.sleep(for: latency)
+        let body = """
+            {"results":[{"title":"Benchton economy","url":"https://news.example/a","highlights":["Jobs grew."]},\
+            {"title":"Benchton council","url":"https://news.example/b","highlights":["Permits eased."]}]}
+            """
+        return .json(200, raw: Array(body.utf8))
+    }
+    let openRouter = try FakeUpstream { _ in
+        try? await Task.sleep(for: latency)
+        let paragraphs = ["Bench Heights mixes cafés such as $SBUX with shops.", "Jobs grew.", "Permits eased. Tailwinds: traffic."]
+        let content = String(decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(), as: UTF8.self)
+        let body = try? JSONSerialization.data(withJSONObject: ["choices": [["message": ["content": content]]]])
+        return .json(200, raw: Array(body ?? Data()))
+    }
+    let env = """
+        export NOMINATIM_BASE_URL=\(nominatim.baseURL) OVERPASS_URLS=\(overpass.baseURL)/api/interpreter
+        export PHOTON_BASE_URL=http://127.0.0.1:1 GOOGLE_MAPS_API_KEY= EXA_API_KEY=bench EXA_BASE_URL=\(exa.baseURL)
+        export OPENROUTER_API_KEY=bench OPENROUTER_BASE_URL=\(openRouter.baseURL) JEV_API_KEY=
+        """
+    try env.write(toFile: envFile, atomically: true, encoding: .utf8)
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+func devices(count: Int, prefix: String, baseLat: Double) async throws {
+    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: logger)
+    try await db.execute("TRUNCATE briefs.device_movement")
+    try await db.execute(
+        """
+        INSERT INTO briefs.device_movement
+            (token_id, user_id, lat, lng, located_at, notifications_enabled, local_brief, uncaught_nearby)
+        SELECT \(prefix) || '-' || i, \(prefix) || '-user-' || i, \(baseLat) + (i / 100) * 0.05, -100 + (i % 100) * 0.05,
+               now(), true, true, false
+        FROM generate_series(1, \(count)) AS i
+        """)
+    await db.close()
+}
+
+func movement(count: Int, prefix: String) async throws {
+    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: logger)
+    try await db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    let (unique, total, elapsed) = try await timedRun(
+        command: ScanMovementCommand.name, expected: count, progress: "local_brief pushes",
+        before: { _ = try await db.query("SELECT pg_stat_statements_reset()") }
+    ) { request in
+        guard request.eventKey == .localBrief, let token = request.tokenId, token.hasPrefix(prefix + "-") else { return nil }
+        return token
+    }
+    // This tool's own statements (the reset, this read) are left out by their text.
+    let statements = try await db.query(
+        """
+        SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query FROM pg_stat_statements
+        WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC
+        """)
+    let calls = statements.compactMap { $0.int("calls") }.reduce(0, +)
+    print(
+        String(
+            format: "%ld devices: %ld local_brief push requests (%ld duplicates) in %.2f min (%.0f devices/s)", count, unique,
+            total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
+    print(String(format: "Postgres: %ld statements, %.2f per device; most frequent:", calls, Double(calls) / Double(max(count, 1))))
+    for row in statements.prefix(5) { print("  \(row.int("calls") ?? 0) × \(row.string("query") ?? "")") }
+    await db.close()
 }
 
 do {
@@ -115,8 +216,14 @@ do {
     case "fakes": try await fakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
     case "seed": try await seed(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
     case "morning": try await morning(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+    case "local-fakes": try await localFakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
+    case "devices" where arguments.count >= 5:
+        try await devices(count: Int(arguments[2]) ?? 10_000, prefix: arguments[3], baseLat: Double(arguments[4]) ?? 10)
+    case "movement": try await movement(count: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
     default:
-        print("usage: BenchBriefs fakes <latency-ms> <env-file> | seed <users> <prefix> | morning <users> <prefix>")
+        print(
+            "usage: BenchBriefs fakes <latency-ms> <env-file> | seed <users> <prefix> | morning <users> <prefix> | "
+                + "local-fakes <latency-ms> <env-file> | devices <count> <prefix> <base-lat> | movement <count> <prefix>")
         exit(2)
     }
 } catch {

@@ -114,6 +114,8 @@ stack_start() {
     fi
     # Exported for fault trials that stop and start Postgres on the same port (Tests/TestSupport/StackFaults.swift).
     STACK_PG_OPTIONS="-c listen_addresses=127.0.0.1 -p $pgport -k $pgdir -c fsync=off -c max_connections=300"
+    # Extra server options from a caller, e.g. a benchmark's `-c shared_preload_libraries=pg_stat_statements`.
+    STACK_PG_OPTIONS="$STACK_PG_OPTIONS${STACK_PG_EXTRA_OPTIONS:+ $STACK_PG_EXTRA_OPTIONS}"
     export STACK_PG_OPTIONS
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
       -o "$STACK_PG_OPTIONS" start >/dev/null \

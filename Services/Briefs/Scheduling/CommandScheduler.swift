@@ -31,6 +31,10 @@ public struct ScheduledCommand: Sendable {
 /// slot still inside its grace period, claims it in `SlotClaims` (lease `claimLease`), publishes the command, and
 /// marks the slot done; a failed publish releases the slot, and a replica that died holding it leaves a lease that
 /// another replica's tick takes over. The clock is injected, so `tick(now:)` is testable with any time.
+///
+/// A slot is published at least once, and once unless its claimant dies (or stalls past its lease) after the
+/// broker acknowledged the command and before the slot is marked done: then the next claimant publishes it again.
+/// Every command it publishes carries `mv-slot: <job>@<slot>`; the consumers of scheduled commands are idempotent.
 public final class CommandScheduler: Service {
     public let name = "command-scheduler"
     let jobs: [ScheduledCommand]
@@ -40,13 +44,14 @@ public final class CommandScheduler: Service {
     let clock: @Sendable () -> Date
     let interval: Duration
     let claimLease: Duration
+    let pause: SchedulerPause?
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
 
     public init(
         jobs: [ScheduledCommand], claims: SlotClaims, publisher: EventPublisher, timeZone: TimeZone,
         clock: @escaping @Sendable () -> Date = { Date() }, interval: Duration = .seconds(15),
-        claimLease: Duration = .seconds(30), logger: Logger
+        claimLease: Duration = .seconds(30), pause: SchedulerPause? = nil, logger: Logger
     ) {
         self.jobs = jobs
         self.claims = claims
@@ -55,8 +60,27 @@ public final class CommandScheduler: Service {
         self.clock = clock
         self.interval = interval
         self.claimLease = claimLease
+        self.pause = pause
         self.logger = logger.with([LogKeys.component: "scheduler"])
     }
+
+    /// A scheduler run as `settings` say (clock, tick interval, lease, test pause); throws when the lease is too
+    /// long for the jobs' grace periods.
+    public convenience init(
+        jobs: [ScheduledCommand], claims: SlotClaims, publisher: EventPublisher, timeZone: TimeZone,
+        settings: SchedulerSettings, logger: Logger
+    ) throws {
+        try settings.check(jobs: jobs)
+        self.init(
+            jobs: jobs, claims: claims, publisher: publisher, timeZone: timeZone, clock: { [clock = settings.clock] in clock.now() },
+            interval: settings.interval, claimLease: settings.lease, pause: settings.pause, logger: logger)
+        if settings.clock.rate != 1 {
+            self.logger.warning("simulated scheduler clock", ["rate": .double(settings.clock.rate), "now": .string(Timestamp.iso8601(settings.clock.now()))])
+        }
+    }
+
+    /// The header naming a scheduled command's slot, `<job>@<slot key>`.
+    public static let slotHeader = "mv-slot"
 
     /// The slot key of an instant: UTC minute, `2026-12-01T07:00Z`.
     public static func slotKey(_ slot: Date) -> String { String(Timestamp.iso8601(slot).prefix(16)) + "Z" }
@@ -71,10 +95,14 @@ public final class CommandScheduler: Service {
             let key = Self.slotKey(slot)
             do {
                 guard try await claims.claim(job: job.job, slot: key, lease: claimLease) == .won else { continue }
+                await pauseIfAsked(job: job.job, slot: key, after: .claimed)
                 let sent = await publisher.publish(
                     topic: job.topic, key: job.key, value: job.body,
-                    headers: [KafkaHeader(MessageHeaders.command, job.command)])
+                    headers: [
+                        KafkaHeader(MessageHeaders.command, job.command), KafkaHeader(Self.slotHeader, "\(job.job)@\(key)"),
+                    ])
                 if sent {
+                    await pauseIfAsked(job: job.job, slot: key, after: .published)
                     try await claims.complete(job: job.job, slot: key)
                     published.append("\(job.job)@\(key)")
                     logger.info("scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
@@ -86,6 +114,15 @@ public final class CommandScheduler: Service {
             }
         }
         return published
+    }
+
+    /// The test-only fault `SCHEDULER_PAUSE`: sleeps holding the slot's claim.
+    private func pauseIfAsked(job: String, slot: String, after phase: SchedulerPause.Phase) async {
+        guard let pause, pause.job == job, pause.phase == phase else { return }
+        logger.warning(
+            "scheduler paused holding a slot (SCHEDULER_PAUSE)",
+            ["job": .string(job), "slot": .string(slot), "after": .string(phase.rawValue)])
+        try? await Task.sleep(for: pause.duration)
     }
 
     public func run() async throws {
