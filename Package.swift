@@ -138,7 +138,7 @@ let package = Package(
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
         tests("IdentifyTests", ["IdentifyDomain", "Finance", "Contracts"]),
-        tests("NearbyTests", ["NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
+        tests("NearbyTests", ["NearbyDomain", "Messaging", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
         tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
         tests("PushTests", ["PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime", "TestSupport"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),

@@ -1,7 +1,9 @@
 import Contracts
 import Exa
+import Finance
 import Foundation
 import OpenRouter
+import Places
 import Runtime
 
 /// Writes the Local Economy Brief (CONTRACT.md §j.2): nearby brands within 800 m from the places cascade (the

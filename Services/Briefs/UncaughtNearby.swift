@@ -1,8 +1,10 @@
 import Contracts
+import Finance
 import Foundation
 import Geo
 import MarketData
 import Messaging
+import Places
 import Postgres
 import Runtime
 import ServiceKit

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Runtime
 import Synchronization
 
 /// Owns one `MHD_Daemon`; stopping it is the only way it is freed. The owner stops it (`HTTPServer.shutdown` calls

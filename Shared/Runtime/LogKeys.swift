@@ -2,6 +2,7 @@
 /// swift-kafka-client's `KafkaLoggingKeys`): dotted lower-case (`request.id`, `kafka.topic`, `duration.ms`), the
 /// first segment naming the subsystem; `error` holds an error's text. Add a key here before logging it.
 public enum LogKeys {
+    public static let after = "after"
     public static let attempt = "attempt"
     public static let brokers = "brokers"
     public static let bytes = "bytes"
@@ -61,6 +62,7 @@ public enum LogKeys {
     public static let marketProvider = "market.provider"
     public static let models = "models"
     public static let nearbyTile = "nearby.tile"
+    public static let now = "now"
     public static let ocrWorkers = "ocr.workers"
     public static let openrouterFailures = "openrouter.failures"
     public static let openrouterFeature = "openrouter.feature"
@@ -79,6 +81,7 @@ public enum LogKeys {
     public static let pushSchema = "push.schema"
     public static let pushSkipped = "push.skipped"
     public static let pushSuccesses = "push.successes"
+    public static let rate = "rate"
     public static let reason = "reason"
     public static let requestId = "request.id"
     public static let route = "route"

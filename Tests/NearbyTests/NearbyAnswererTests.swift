@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import HTTPServer
 import Kafka
+import Messaging
 import NearbyDomain
 import Places
 import Postgres

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import HTTPClient
 import TestSupport
 
 /// Devices for the movement tests: a PushDispatcher that hands location heartbeats to Briefs, and push registrations

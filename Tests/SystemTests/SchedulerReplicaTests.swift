@@ -20,7 +20,7 @@ extension SystemTests {
         static let schedules: [String: Schedule] = [
             "briefs.daily": .daily(hour: 7, minute: 0), "briefs.movers": .minutes(every: 5, offset: 0),
             "briefs.movement": .minutes(every: 60, offset: 0), "briefs.price_alerts.8": .daily(hour: 8, minute: 0),
-            "briefs.price_alerts.16": .daily(hour: 16, minute: 0),
+            "briefs.price_alerts.16": .daily(hour: 16, minute: 0), "briefs.find_evolution": .minutes(every: 15, offset: 7),
         ]
         static let rate = 30.0
         static let lease = Duration.seconds(4)

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import HTTPServer
 import Kafka
 import Postgres
 import Runtime

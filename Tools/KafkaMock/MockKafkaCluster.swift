@@ -102,5 +102,5 @@ private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CC
         let sink = Unmanaged<LogSink>.fromOpaque(opaque).takeUnretainedValue()
         sink.logger.log(
             level <= 3 ? .error : level == 4 ? .warning : .info, line.map { String(cString: $0) } ?? "",
-            ["kafka.facility": .string(facility.map { String(cString: $0) } ?? ""), "source": "librdkafka"])
+            [LogKeys.kafkaFacility: .string(facility.map { String(cString: $0) } ?? ""), LogKeys.source: "librdkafka"])
     }

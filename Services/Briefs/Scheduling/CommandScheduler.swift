@@ -75,7 +75,7 @@ public final class CommandScheduler: Service {
             jobs: jobs, claims: claims, publisher: publisher, timeZone: timeZone, clock: { [clock = settings.clock] in clock.now() },
             interval: settings.interval, claimLease: settings.lease, pause: settings.pause, logger: logger)
         if settings.clock.rate != 1 {
-            self.logger.warning("simulated scheduler clock", ["rate": .double(settings.clock.rate), "now": .string(Timestamp.iso8601(settings.clock.now()))])
+            self.logger.warning("simulated scheduler clock", [LogKeys.rate: .double(settings.clock.rate), LogKeys.now: .string(Timestamp.iso8601(settings.clock.now()))])
         }
     }
 
@@ -121,7 +121,7 @@ public final class CommandScheduler: Service {
         guard let pause, pause.job == job, pause.phase == phase else { return }
         logger.warning(
             "scheduler paused holding a slot (SCHEDULER_PAUSE)",
-            ["job": .string(job), "slot": .string(slot), "after": .string(phase.rawValue)])
+            [LogKeys.job: .string(job), LogKeys.slot: .string(slot), LogKeys.after: .string(phase.rawValue)])
         try? await Task.sleep(for: pause.duration)
     }
 
