@@ -128,7 +128,7 @@ let package = Package(
         tests("RuntimeTests", ["Runtime"]),
         tests("ContractsTests", ["Contracts"]),
         tests("CryptoTests", ["Crypto"]),
-        tests("KafkaTests", ["Kafka", "Messaging", "Contracts", "Runtime", "TestSupport"]),
+        tests("KafkaTests", ["Kafka", "CRdKafka", "Messaging", "Contracts", "Runtime", "TestSupport"]),
         tests("PostgresTests", ["Postgres", "Runtime", "TestSupport"]),
         tests("RedisTests", ["Redis", "Crypto", "Runtime", "TestSupport"]),
         tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime", "TestSupport"]),
