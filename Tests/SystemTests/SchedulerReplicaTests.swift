@@ -150,8 +150,10 @@ extension SystemTests {
             let seen = try await run.settle(minutes: 30)
             let start = try #require(Timestamp.parse("\(day)T06:45:00.000Z"))
             let expected = Self.due(from: start, to: start.addingTimeInterval(30 * 60))
-            // 06:45…07:15 every 5 minutes (7), the hourly movement scan of 06:00 (inside its grace) and 07:00, the 07:00 daily.
-            #expect(expected.count == 10 && expected.contains("briefs.daily@\(slot)") && expected.contains("briefs.movement@\(day)T06:00Z"))
+            // 06:45…07:15 every 5 minutes (7), the hourly movement scan of 06:00 (inside its grace) and 07:00, the 07:00
+            // daily, and find evolution at 06:37 (inside its grace), 06:52 and 07:07.
+            #expect(expected.count == 13 && expected.contains("briefs.daily@\(slot)") && expected.contains("briefs.movement@\(day)T06:00Z")
+                && expected.contains("briefs.find_evolution@\(day)T06:37Z"))
             #expect(Set(seen.keys.filter { Self.schedules.keys.contains(String($0.split(separator: "@")[0])) }) == expected)
             #expect(seen.allSatisfy { $0.value == 1 }, "each slot once: \(seen.filter { $0.value != 1 })")
 
