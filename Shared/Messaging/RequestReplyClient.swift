@@ -54,8 +54,8 @@ public final class RequestReplyClient: Service {
         self.admission = admission
         self.logger = logger
         self.statistics = statistics
-        // Budgets end here: one sweep every `deadlineTick` for all waiting requests (a timer task per request cost
-        // more CPU than the rest of the wait). Holds no reference to the client; ends once the waiters close.
+        // Budgets end here: one sweep every `deadlineTick` for all waiting requests, instead of a task group with a
+        // sleeping child per request (~34k instructions each). Holds no reference to the client; ends with the waiters.
         Task { [waiters] in
             while !waiters.isClosed {
                 try? await Task.sleep(for: Self.deadlineTick)
