@@ -78,53 +78,109 @@ let package = Package(
         serviceLibrary("OCR", in: "Identify", folder: "OCR", ["CTesseract", "Runtime"]),
         serviceLibrary("Charts", in: "Rating", folder: "Charts", ["CCairo", "Contracts"]),
         shared("Geo", []),
-        shared("Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
+        shared(
+            "Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
-        serviceLibrary("NearbyDomain", in: "Nearby", folder: "Domain", ["Places", "Resolver", "Kafka", "Messaging", "Postgres", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "NearbyDomain", in: "Nearby", folder: "Domain",
+            ["Places", "Resolver", "Kafka", "Messaging", "Postgres", "Geo", "Contracts", "Runtime"]),
         shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
-        serviceLibrary("RatingDomain", in: "Rating", folder: "Domain", ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
-        serviceLibrary("TickerPage", in: "Rating", folder: "TickerPage", ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
-        serviceLibrary("SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
-        serviceLibrary("ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "RatingDomain", in: "Rating", folder: "Domain",
+            ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "TickerPage", in: "Rating", folder: "TickerPage",
+            ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
-        serviceLibrary("Scheduling", in: "Briefs", folder: "Scheduling", ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
-        serviceLibrary("PushDomain", in: "PushDispatcher", folder: "Domain", ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "Scheduling", in: "Briefs", folder: "Scheduling",
+            ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
+        serviceLibrary(
+            "PushDomain", in: "PushDispatcher", folder: "Domain",
+            ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service("Gateway", ["ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts", "Runtime", "MCP", "Finance", "Kafka"], libraries: ["MCPServer"]),
+        service(
+            "Gateway",
+            [
+                "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
+                "Runtime", "MCP", "Finance", "Kafka",
+            ], libraries: ["MCPServer"]),
         serviceLibrary("IdentifyDomain", in: "Identify", folder: "Domain", ["Finance", "Contracts", "Runtime"]),
-        service("Identify", ["ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyDomain"], libraries: ["OCR", "Domain"]),
-        service("Nearby", ["ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"], libraries: ["Domain"]),
-        service("Rating", ["ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "Contracts", "Runtime"], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
-        service("Briefs", ["ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev", "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime", "Crypto", "HTTPClient"], libraries: ["Scheduling"]),
-        service("Research", ["ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts", "Runtime"]),
-        service("PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"], libraries: ["Domain", "ExpoPush"]),
+        service(
+            "Identify",
+            [
+                "ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa",
+                "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyDomain",
+            ], libraries: ["OCR", "Domain"]),
+        service(
+            "Nearby",
+            [
+                "ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData",
+                "Redis", "Postgres", "Contracts", "Runtime",
+            ], libraries: ["Domain"]),
+        service(
+            "Rating",
+            [
+                "ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev",
+                "MarketData", "Redis", "Contracts", "Runtime",
+            ], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
+        service(
+            "Briefs",
+            [
+                "ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev",
+                "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime", "Crypto",
+                "HTTPClient",
+            ], libraries: ["Scheduling"]),
+        service(
+            "Research",
+            [
+                "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
+                "Runtime",
+            ]),
+        service(
+            "PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"],
+            libraries: ["Domain", "ExpoPush"]),
 
         // Dev/test tooling.
-        .executableTarget(name: "DevBroker", dependencies: ["KafkaMock", "Runtime"], path: "Tools/DevBroker",
-                          swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "DevBroker", dependencies: ["KafkaMock", "Runtime"], path: "Tools/DevBroker",
+            swiftSettings: swiftSettings),
         // librdkafka's mock cluster, for the dev broker only: no service links it.
-        .target(name: "KafkaMock", dependencies: ["CRdKafka", "Runtime"], path: "Tools/KafkaMock",
-                swiftSettings: swiftSettings),
+        .target(
+            name: "KafkaMock", dependencies: ["CRdKafka", "Runtime"], path: "Tools/KafkaMock",
+            swiftSettings: swiftSettings),
 
-        .executableTarget(name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
-                          swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
+            swiftSettings: swiftSettings),
 
-        .executableTarget(name: "PushBench", dependencies: ["PushDomain", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
-                          path: "Tools/PushBench", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "PushBench",
+            dependencies: ["PushDomain", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
+            path: "Tools/PushBench", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "BenchCharts", dependencies: ["Charts", "Contracts"], path: "Tools/BenchCharts",
-                          swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "BenchCharts", dependencies: ["Charts", "Contracts"], path: "Tools/BenchCharts",
+            swiftSettings: swiftSettings),
 
-        .executableTarget(name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
-                          path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
+            path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "BenchBriefs", dependencies: ["TestSupport", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
-                          path: "Tools/BenchBriefs", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "BenchBriefs",
+            dependencies: ["TestSupport", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
+            path: "Tools/BenchBriefs", swiftSettings: swiftSettings),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
-                swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
         tests("RuntimeTests", ["Runtime"]),
         tests("ContractsTests", ["Contracts"]),
         tests("CryptoTests", ["Crypto"]),
@@ -133,18 +189,44 @@ let package = Package(
         tests("RedisTests", ["Redis", "Crypto", "Runtime", "TestSupport"]),
         tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime", "TestSupport"]),
         tests("FinanceTests", ["Finance", "Contracts"]),
-        tests("UpstreamTests", ["Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime", "HTTPServer", "TestSupport"]),
+        tests(
+            "UpstreamTests",
+            [
+                "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime", "HTTPServer",
+                "TestSupport",
+            ]),
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
         tests("IdentifyTests", ["IdentifyDomain", "Finance", "Contracts"]),
-        tests("NearbyTests", ["NearbyDomain", "Messaging", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
-        tests("RatingTests", ["TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport"]),
-        tests("PushTests", ["PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient", "Crypto", "Contracts", "Runtime", "TestSupport"]),
+        tests(
+            "NearbyTests",
+            [
+                "NearbyDomain", "Messaging", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis",
+                "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+            ]),
+        tests(
+            "RatingTests",
+            [
+                "TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData",
+                "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+            ]),
+        tests(
+            "PushTests",
+            [
+                "PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient",
+                "Crypto", "Contracts", "Runtime", "TestSupport",
+            ]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
-        tests("SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
-        tests("SystemTests", ["HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto", "Finance", "Contracts", "Runtime", "TestSupport"]),
+        tests(
+            "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
+        tests(
+            "SystemTests",
+            [
+                "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto",
+                "Finance", "Contracts", "Runtime", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

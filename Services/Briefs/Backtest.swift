@@ -13,7 +13,8 @@ struct BacktestCommands: Sendable {
     func run(_ command: BacktestCommand) async throws -> Reply {
         var tickers = command.tickers ?? []
         if command.tickers == nil {
-            guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId) else {
+            guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
+            else {
                 return .error(404, "list not found")
             }
             tickers = BacktestCommand.symbols(entries.map(\.ticker))
@@ -30,7 +31,8 @@ struct BacktestCommands: Sendable {
             return found
         }
         let closes = zip(tickers, histories).map { (ticker: $0, closes: $1 ?? []) }
-        guard let result = Backtest.compute(closes, benchmark: await spy?.map(\.close), period: period, now: Date()) else {
+        guard let result = Backtest.compute(closes, benchmark: await spy?.map(\.close), period: period, now: Date())
+        else {
             return .error(502, "no price history for any ticker in this period")
         }
         return .json(200, result)
@@ -52,7 +54,9 @@ enum Backtest {
         let aligned = usable.map { (ticker: $0.ticker, series: normalised(Array($0.closes.suffix(length)))) }
         let basket = (0..<length).map { i in aligned.reduce(0) { $0 + $1.series[i] } / Double(aligned.count) }
         let totalReturn = (basket.last ?? 1) - 1
-        let contributors = aligned.map { BacktestResponse.Contributor(ticker: $0.ticker, return: ($0.series.last ?? 1) - 1) }
+        let contributors = aligned.map {
+            BacktestResponse.Contributor(ticker: $0.ticker, return: ($0.series.last ?? 1) - 1)
+        }
         let ranked = contributors.sorted { $0.return > $1.return }
         var benchmarkSeries = basket.map { _ in 1.0 }
         if let benchmark, benchmark.count >= 2, benchmark.allSatisfy({ $0.isFinite && $0 > 0 }) {
@@ -61,7 +65,8 @@ enum Backtest {
         let benchmarkReturn = (benchmarkSeries.last ?? 1) - 1
         guard let best = ranked.first, let worst = ranked.last else { return nil }
         return BacktestResponse(
-            period: period, totalReturn: totalReturn, benchmarkReturn: benchmarkReturn, spread: totalReturn - benchmarkReturn,
+            period: period, totalReturn: totalReturn, benchmarkReturn: benchmarkReturn,
+            spread: totalReturn - benchmarkReturn,
             best: best, worst: worst, series: resample(basket, to: sparklinePoints),
             benchmarkSeries: resample(benchmarkSeries, to: sparklinePoints), omitted: omitted,
             generatedAt: Timestamp.iso8601(now))

@@ -34,9 +34,11 @@ struct BriefsCommands: Sendable {
         case Name.brief: return await briefs.brief(try command.decode(), deadline: command.deadline)
         case Name.headlines: return await headlines.headlines(try command.decode(), deadline: command.deadline)
         case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
-        case GenerateDailyBriefsCommand.name: return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
+        case GenerateDailyBriefsCommand.name:
+            return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
         case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
-        case PriceAlertCommandName.create: return try await alerts.create(command.decode(), requestKey: command.correlationId)
+        case PriceAlertCommandName.create:
+            return try await alerts.create(command.decode(), requestKey: command.correlationId)
         case PriceAlertCommandName.list: return try await alerts.list(command.decode())
         case PriceAlertCommandName.check: return try await alerts.check(command.decode())
         case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())

@@ -8,12 +8,14 @@ import Scheduling
 enum BriefsSchedule {
     static func jobs(dailyAt time: String) -> [ScheduledCommand] {
         let parts = time.split(separator: ":").compactMap { Int($0) }
-        let (hour, minute) = parts.count == 2 && (0..<24).contains(parts[0]) && (0..<60).contains(parts[1])
+        let (hour, minute) =
+            parts.count == 2 && (0..<24).contains(parts[0]) && (0..<60).contains(parts[1])
             ? (parts[0], parts[1]) : (7, 0)
         let encoder = JSONEncoder()
         return [
             ScheduledCommand(
-                job: "briefs.daily", schedule: .daily(hour: hour, minute: minute), topic: ServiceName.briefs.commandTopic,
+                job: "briefs.daily", schedule: .daily(hour: hour, minute: minute),
+                topic: ServiceName.briefs.commandTopic,
                 command: GenerateDailyBriefsCommand.name, key: "all",
                 body: Array((try? encoder.encode(GenerateDailyBriefsCommand())) ?? Data("{}".utf8))),
             ScheduledCommand(
@@ -21,11 +23,13 @@ enum BriefsSchedule {
                 command: ScanWatchlistMoversCommand.name, key: "all",
                 body: Array((try? encoder.encode(ScanWatchlistMoversCommand())) ?? Data("{}".utf8))),
             ScheduledCommand(
-                job: "briefs.movement", schedule: .minutes(every: 60, offset: 0), topic: ServiceName.briefs.commandTopic,
+                job: "briefs.movement", schedule: .minutes(every: 60, offset: 0),
+                topic: ServiceName.briefs.commandTopic,
                 command: ScanMovementCommand.name, key: "all",
                 body: Array((try? encoder.encode(ScanMovementCommand())) ?? Data("{}".utf8))),
             ScheduledCommand(
-                job: "briefs.find_evolution", schedule: .minutes(every: 15, offset: 7), topic: ServiceName.briefs.commandTopic,
+                job: "briefs.find_evolution", schedule: .minutes(every: 15, offset: 7),
+                topic: ServiceName.briefs.commandTopic,
                 command: ScanFindEvolutionCommand.name, key: "all",
                 body: Array((try? encoder.encode(ScanFindEvolutionCommand())) ?? Data("{}".utf8))),
         ]

@@ -67,7 +67,8 @@ struct DailyBriefWriter: Sendable {
         }
         return Written(
             brief: DailyBrief(
-                headline: Self.strip(answer.headline), body: Self.strip(answer.body), generatedAt: Timestamp.iso8601(now)),
+                headline: Self.strip(answer.headline), body: Self.strip(answer.body),
+                generatedAt: Timestamp.iso8601(now)),
             kind: .generated, headlines: block, headlineCount: rows.count)
     }
 
@@ -110,7 +111,9 @@ struct DailyBriefWriter: Sendable {
         let market = self.market
         let quotes = await withTaskGroup(of: (Int, Quote?).self) { group in
             for (i, entry) in entries.enumerated() {
-                group.addTask { (i, await withTimeLimit(Self.quoteTimeout) { await market.quote(entry.ticker) } ?? nil) }
+                group.addTask {
+                    (i, await withTimeLimit(Self.quoteTimeout) { await market.quote(entry.ticker) } ?? nil)
+                }
             }
             var out = [Quote?](repeating: nil, count: entries.count)
             for await (i, quote) in group { out[i] = quote }
@@ -139,9 +142,12 @@ struct DailyBriefWriter: Sendable {
         let perTicker = await withTaskGroup(of: (Int, [NewsItem]).self) { group in
             for (i, ticker) in tickers.enumerated() {
                 group.addTask {
-                    (i, await withTimeLimit(Self.headlineTimeout) {
-                        await market.news(ticker, limit: Self.headlinesPerTicker).items
-                    } ?? [])
+                    (
+                        i,
+                        await withTimeLimit(Self.headlineTimeout) {
+                            await market.news(ticker, limit: Self.headlinesPerTicker).items
+                        } ?? []
+                    )
                 }
             }
             var out = [[NewsItem]](repeating: [], count: tickers.count)

@@ -24,7 +24,9 @@ struct DailyBriefs: Sendable {
     private let cache: RedisSharedCache<DailyBriefWriter.Written>
     private let last: RedisSharedCache<DailyBriefWriter.Written>
 
-    init(writer: DailyBriefWriter, store: WatchlistStore, claims: SlotClaims, redis: RedisClient, context: ServiceContext) {
+    init(
+        writer: DailyBriefWriter, store: WatchlistStore, claims: SlotClaims, redis: RedisClient, context: ServiceContext
+    ) {
         self.writer = writer
         self.store = store
         self.claims = claims
@@ -47,7 +49,8 @@ struct DailyBriefs: Sendable {
             return .json(200, DailyBriefWriter.outage(Date()))
         }
         guard let (list, entries) = found else { return .error(404, "list not found") }
-        let result = await brief(userId: command.userId, list: list, entries: entries, scheduled: false, deadline: deadline)
+        let result = await brief(
+            userId: command.userId, list: list, entries: entries, scheduled: false, deadline: deadline)
         return .json(200, result.brief).then(result.effects)
     }
 
@@ -82,7 +85,8 @@ struct DailyBriefs: Sendable {
         let outcome = await cache.value(
             "\(userId)::\(day)::\(tickers)", ttl: { $0.kind == .outage ? nil : Self.cacheTTL },
             compute: {
-                let written = await writer.write(tickers: entries, previous: await last.get(lastKey), deadline: deadline)
+                let written = await writer.write(
+                    tickers: entries, previous: await last.get(lastKey), deadline: deadline)
                 if written.kind == .generated { await last.put(lastKey, written, ttl: Self.lastTTL) }
                 return written
             })
@@ -92,7 +96,10 @@ struct DailyBriefs: Sendable {
         let pushes = list.isDefault && written.kind == .generated && (fresh || scheduled)
         let (claims, context) = (self.claims, self.context)
         let effects: @Sendable () async throws -> Void = {
-            let pushed = pushes ? try await Self.pushOnce(userId: userId, brief: written.brief, claims: claims, context: context) : false
+            let pushed =
+                pushes
+                ? try await Self.pushOnce(userId: userId, brief: written.brief, claims: claims, context: context)
+                : false
             guard fresh else { return }
             try await context.emit(
                 type: BriefGeneratedEvent.type, schemaVersion: BriefGeneratedEvent.schemaVersion, key: userId,
@@ -106,7 +113,9 @@ struct DailyBriefs: Sendable {
 
     /// Publishes the `daily_brief` push request unless this user already got one today; true when it did now.
     /// Throws when it could be neither published nor found done (the slot is then free for the retry).
-    static func pushOnce(userId: String, brief: DailyBrief, claims: SlotClaims, context: ServiceContext) async throws -> Bool {
+    static func pushOnce(userId: String, brief: DailyBrief, claims: SlotClaims, context: ServiceContext) async throws
+        -> Bool
+    {
         let day = String(brief.generatedAt.prefix(10)).filter(\.isNumber)
         let body = try JSONEncoder().encode(pushRequest(userId: userId, brief: brief, day: day))
         let outcome = try await claims.once(
@@ -126,7 +135,8 @@ struct DailyBriefs: Sendable {
         PushRequest(
             id: "daily_brief-\(day)-\(userId)", userIds: [userId], eventKey: .dailyBrief, eventKind: "daily_brief",
             title: "Your morning read", body: String(brief.headline.prefix(240)),
-            data: ["kind": .string("daily_brief")], target: PushTarget(type: "home", fields: ["section": .string("daily-brief")]),
+            data: ["kind": .string("daily_brief")],
+            target: PushTarget(type: "home", fields: ["section": .string("daily-brief")]),
             dedupe: [PushDedupe(slot: "daily_brief", key: day)])
     }
 

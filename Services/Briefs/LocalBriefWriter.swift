@@ -61,8 +61,11 @@ struct LocalBriefWriter: Sendable {
 
     /// Up to 20 ranked businesses within 800 m; none when the cascade failed.
     func nearbyBrands(lat: Double, lng: Double, deadline: ContinuousClock.Instant) async -> [Brand] {
-        let ranked = await places.ranked(lat: lat, lng: lng, radius: Self.radius, limit: Self.maxBrands, deadline: deadline)
-        return (ranked ?? []).map { Brand(name: $0.place.joinName, kind: $0.place.types.first ?? "business", ticker: $0.listing?.ticker) }
+        let ranked = await places.ranked(
+            lat: lat, lng: lng, radius: Self.radius, limit: Self.maxBrands, deadline: deadline)
+        return (ranked ?? []).map {
+            Brand(name: $0.place.joinName, kind: $0.place.types.first ?? "business", ticker: $0.listing?.ticker)
+        }
     }
 
     /// Exa snippets per bucket, only with a key and a city or neighbourhood; whatever arrived within 4 s.
@@ -75,7 +78,8 @@ struct LocalBriefWriter: Sendable {
             for (bucket, topic) in Self.buckets {
                 group.addTask {
                     let hits = await exa.search(
-                        query: "\(area) \(topic)", numResults: 2, snippetLength: Self.snippetLength, timeout: Self.exaCap
+                        query: "\(area) \(topic)", numResults: 2, snippetLength: Self.snippetLength,
+                        timeout: Self.exaCap
                     ).hits.prefix(2)
                     return (bucket, hits.map { "- [\(bucket)] \($0.title): \($0.snippet ?? "") (\($0.url))" })
                 }

@@ -29,7 +29,8 @@ struct LocalBriefs: Sendable {
         self.logger = logger
         // The lock outlives a whole model cascade; a replica that lost it waits most of a request budget.
         cache = RedisSharedCache(
-            redis: redis, prefix: "mapvest:local-brief:", lockTTL: .seconds(90), waitForOther: .seconds(25), logger: logger)
+            redis: redis, prefix: "mapvest:local-brief:", lockTTL: .seconds(90), waitForOther: .seconds(25),
+            logger: logger)
     }
 
     /// `POST /v1/local-brief`: always 200.
@@ -57,7 +58,8 @@ struct LocalBriefs: Sendable {
                 logger.warning("local brief: no model answer, outage brief")
                 return Cached(
                     brief: LocalBrief(
-                        paragraphs: LocalBriefWriter.outage(place: resolved), place: resolved, nearbyCount: 0, generatedAt: now),
+                        paragraphs: LocalBriefWriter.outage(place: resolved), place: resolved, nearbyCount: 0,
+                        generatedAt: now),
                     written: false)
             }
             return Cached(

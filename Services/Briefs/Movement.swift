@@ -40,7 +40,7 @@ struct Movement: Sendable {
                 );
                 CREATE INDEX IF NOT EXISTS device_movement_fresh_idx ON briefs.device_movement (located_at DESC)
                     WHERE local_brief AND notifications_enabled;
-                """),
+                """)
     ]
 
     /// A device with a fresh fix, as the branches need it.
@@ -108,13 +108,22 @@ struct Movement: Sendable {
         let device = Device(
             tokenId: tokenId, userId: userId, lat: lat, lng: lng, anchorLat: row.double("uncaught_lat"),
             anchorLng: row.double("uncaught_lng"), pushUnpublished: row.bool("push_unpublished") == true)
-        async let local = row.bool("local_brief") == true
-            ? localBrief(device, anchorLat: row.double("local_brief_lat"), anchorLng: row.double("local_brief_lng"), deadline: deadline)
+        async let local =
+            row.bool("local_brief") == true
+            ? localBrief(
+                device, anchorLat: row.double("local_brief_lat"), anchorLng: row.double("local_brief_lng"),
+                deadline: deadline)
             : nil
-        async let uncaught = row.bool("uncaught_nearby") == true ? self.uncaught.decide(device, now: Date(), deadline: deadline) : nil
+        async let uncaught =
+            row.bool("uncaught_nearby") == true ? self.uncaught.decide(device, now: Date(), deadline: deadline) : nil
         let decisions = (try await local, try await uncaught)
         let works = [decisions.0?.afterReply, decisions.1?.afterReply].compactMap { $0 }
-        let reply = Reply.json(200, ["localBrief": decisions.0?.outcome ?? "not_opted_in", "uncaughtNearby": decisions.1?.outcome ?? "not_opted_in"])
+        let reply = Reply.json(
+            200,
+            [
+                "localBrief": decisions.0?.outcome ?? "not_opted_in",
+                "uncaughtNearby": decisions.1?.outcome ?? "not_opted_in",
+            ])
         guard !works.isEmpty else { return reply }
         // Each work is idempotent (the dispatcher's dedupe keys, anchors set to the same fix), so a retry may rerun both.
         return reply.then { for work in works { try await work() } }
@@ -126,12 +135,15 @@ struct Movement: Sendable {
         _ device: Device, anchorLat: Double?, anchorLng: Double?, deadline: ContinuousClock.Instant
     ) async throws -> Decision {
         let (tokenId, userId, lat, lng) = (device.tokenId, device.userId, device.lat, device.lng)
-        if let anchorLat, let anchorLng, haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold {
+        if let anchorLat, let anchorLng,
+            haversineMetres(lat1: anchorLat, lng1: anchorLng, lat2: lat, lng2: lng) < Self.threshold
+        {
             return .init(outcome: "not_moved", afterReply: nil)
         }
         let (brief, written) = await local.generate(lat: lat, lng: lng, given: LocalBriefPlace(), deadline: deadline)
         guard written else { return .init(outcome: "generation_failed", afterReply: nil) }
-        let body = Array(try JSONEncoder().encode(Self.push(userId: userId, tokenId: tokenId, lat: lat, lng: lng, brief: brief)))
+        let body = Array(
+            try JSONEncoder().encode(Self.push(userId: userId, tokenId: tokenId, lat: lat, lng: lng, brief: brief)))
         let (db, context) = (self.db, self.context)
         return .init(outcome: "pushed") {
             guard await publishRetrying(context: context, topic: Topics.pushRequests, key: userId, value: body) else {
@@ -178,7 +190,9 @@ struct Movement: Sendable {
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for token in tokens {
                     group.addTask {
-                        guard let body = try? JSONEncoder().encode(ScanMovementCommand(tokenId: token)) else { return false }
+                        guard let body = try? JSONEncoder().encode(ScanMovementCommand(tokenId: token)) else {
+                            return false
+                        }
                         return await publishRetrying(
                             context: context, topic: ServiceName.briefs.commandTopic, key: token, value: Array(body),
                             headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])

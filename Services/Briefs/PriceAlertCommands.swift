@@ -46,7 +46,9 @@ struct PriceAlertCommands: Sendable {
     func check(_ command: PriceAlertUserCommand) async throws -> Reply {
         var triggered: [PriceAlert] = []
         for alert in try await firing(userId: command.userId) {
-            if let fired = try await store.markTriggered(userId: command.userId, id: alert.id) { triggered.append(fired) }
+            if let fired = try await store.markTriggered(userId: command.userId, id: alert.id) {
+                triggered.append(fired)
+            }
         }
         return .json(200, PriceAlertCheckResponse(triggered: triggered))
     }
@@ -59,7 +61,8 @@ struct PriceAlertCommands: Sendable {
         guard let userId = command.userId else {
             let store = self.store
             let users = try await scheduled.expand(
-                name: ScanPriceAlertsCommand.name, users: { try await store.usersWithActiveAlerts(after: $0, limit: $1) }
+                name: ScanPriceAlertsCommand.name,
+                users: { try await store.usersWithActiveAlerts(after: $0, limit: $1) }
             ) { ScanPriceAlertsCommand(userId: $0) }
             context.logger.info("price alerts scan expanded", [LogKeys.users: .int(users)])
             return Reply.json(202, ["users": users])
@@ -72,7 +75,9 @@ struct PriceAlertCommands: Sendable {
         // One push per user per scan window (the 08:00 and 16:00 scans are 8 h apart, so they fall in different
         // 8-hour UTC windows): duplicate scans of one slot (a scheduler and an outside producer, or a redelivery) that
         // saw different quotes share the slot, and only the first pushes.
-        let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: Date()).hour ?? 0
+        let hour =
+            Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: Date())
+            .hour ?? 0
         let slot = "\(day):\(userId):w\(hour / 8)"
         let (claims, context, store) = (self.claims, self.context, self.store)
         return Reply.json(200, ["fired": fired.count]).then {
@@ -115,7 +120,8 @@ struct PriceAlertCommands: Sendable {
             body = describe(only)
         } else {
             title = "Price alerts: \(alerts.count) tickers moved"
-            body = alerts.prefix(3).map { "$\($0.ticker)" }.joined(separator: ", ")
+            body =
+                alerts.prefix(3).map { "$\($0.ticker)" }.joined(separator: ", ")
                 + (alerts.count > 3 ? " +\(alerts.count - 3) more" : "")
         }
         let ids = alerts.map(\.id).sorted().joined(separator: ",")

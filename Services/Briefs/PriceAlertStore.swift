@@ -38,7 +38,8 @@ struct PriceAlertStore: Sendable {
 
     static func alert(_ row: PostgresRow) -> PriceAlert? {
         guard let id = row.string("id"), let ticker = row.string("ticker"),
-            let kind = row.string("kind").flatMap(PriceAlertKind.init(rawValue:)), let threshold = row.double("threshold"),
+            let kind = row.string("kind").flatMap(PriceAlertKind.init(rawValue:)),
+            let threshold = row.double("threshold"),
             let created = row.string("created_iso")
         else { return nil }
         return PriceAlert(
@@ -49,9 +50,11 @@ struct PriceAlertStore: Sendable {
     /// Creates an alert. With a `requestKey` the id is derived from it, so a redelivered command (at-least-once
     /// delivery) returns the alert its first delivery made instead of creating a second one.
     func create(
-        userId: String, ticker: String, kind: PriceAlertKind, threshold: Double, note: String?, requestKey: String? = nil
+        userId: String, ticker: String, kind: PriceAlertKind, threshold: Double, note: String?,
+        requestKey: String? = nil
     ) async throws -> PriceAlert {
-        let id = requestKey.map { "alt_" + Digest.hex(Digest.sha256(Array("\(userId):\($0)".utf8))).prefix(32) }
+        let id =
+            requestKey.map { "alt_" + Digest.hex(Digest.sha256(Array("\(userId):\($0)".utf8))).prefix(32) }
             ?? "alt_" + Digest.uuid().lowercased()
         _ = try await db.query(
             """

@@ -23,16 +23,20 @@ struct ReverseGeocoder: Sendable {
         self.baseURL = trimmed
         self.http = http
         cache = RedisSharedCache(
-            redis: redis, prefix: "mapvest:geocode:v1:", lockTTL: .seconds(8), waitForOther: .seconds(2), logger: logger)
+            redis: redis, prefix: "mapvest:geocode:v1:", lockTTL: .seconds(8), waitForOther: .seconds(2), logger: logger
+        )
     }
 
     /// The place at a point, or nil when Nominatim had nothing or did not answer.
     func place(lat: Double, lng: Double) async -> LocalBriefPlace? {
         let key = Self.key(lat: lat, lng: lng)
-        let (http, url) = (self.http, "\(baseURL)/reverse?format=json&" + String(format: "lat=%.6f&lon=%.6f", lat, lng) + "&zoom=16")
+        let (http, url) = (
+            self.http, "\(baseURL)/reverse?format=json&" + String(format: "lat=%.6f&lon=%.6f", lat, lng) + "&zoom=16"
+        )
         return await cache.value(key, ttl: { $0 == nil ? nil : Self.cacheTTL }) {
             let request = HTTPClientRequest(
-                url: url, headers: [("User-Agent", Self.userAgent), ("Accept", "application/json")], timeout: Self.timeout)
+                url: url, headers: [("User-Agent", Self.userAgent), ("Accept", "application/json")],
+                timeout: Self.timeout)
             guard let response = try? await http.execute(request), response.status == 200 else { return nil }
             return Self.parse(response.body)
         }.value

@@ -56,7 +56,8 @@ struct SECFilings: Sendable {
                     url: "\(baseURL)/Archives/edgar/data/\(company.cik)/\(folder)/\(documents[i])"))
             if filings.count == 10 { break }
         }
-        let response = SECFilingsResponse(ticker: ticker, cik: padded, name: decoded.name ?? company.name, filings: filings)
+        let response = SECFilingsResponse(
+            ticker: ticker, cik: padded, name: decoded.name ?? company.name, filings: filings)
         submissions.set(company.cik, response)
         return response
     }
@@ -79,7 +80,8 @@ struct SECFilings: Sendable {
         guard let rows = try? JSONDecoder().decode([String: Row].self, from: Data(body)) else { throw .unavailable }
         var map: [String: (cik: Int, name: String)] = [:]
         for row in rows.values {
-            guard let cik = row.cik_str, (1..<10_000_000_000).contains(cik), let ticker = row.ticker?.uppercased() else { continue }
+            guard let cik = row.cik_str, (1..<10_000_000_000).contains(cik), let ticker = row.ticker?.uppercased()
+            else { continue }
             map[ticker] = (cik, row.title ?? ticker)
         }
         tickers.set("all", map)
@@ -90,7 +92,8 @@ struct SECFilings: Sendable {
         let left = deadline - ContinuousClock.now
         guard left > .milliseconds(50) else { throw .unavailable }
         let request = HTTPClientRequest(
-            url: url, headers: [("Accept", "application/json"), ("User-Agent", userAgent)], timeout: min(left, .seconds(8)),
+            url: url, headers: [("Accept", "application/json"), ("User-Agent", userAgent)],
+            timeout: min(left, .seconds(8)),
             connectTimeout: .seconds(3))
         guard let response = try? await http.execute(request), (200..<300).contains(response.status) else {
             throw .unavailable

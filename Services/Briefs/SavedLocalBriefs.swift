@@ -25,7 +25,7 @@ struct SavedLocalBriefs: Sendable {
                     created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
                 );
                 CREATE INDEX IF NOT EXISTS saved_local_briefs_user_idx ON briefs.saved_local_briefs (user_id, created_at DESC);
-                """),
+                """)
     ]
     /// A user keeps at most this many; the oldest beyond it are dropped on save.
     static let perUserLimit = 200

@@ -24,7 +24,9 @@ struct ScheduledRuns: Sendable {
 
     func dailyBriefs(_ command: GenerateDailyBriefsCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         guard let userId = command.userId else {
-            let users = try await expand(name: GenerateDailyBriefsCommand.name) { GenerateDailyBriefsCommand(userId: $0) }
+            let users = try await expand(name: GenerateDailyBriefsCommand.name) {
+                GenerateDailyBriefsCommand(userId: $0)
+            }
             context.logger.info("daily briefs expanded", [LogKeys.users: .int(users)])
             return Reply.json(202, ["users": users])
         }
@@ -34,7 +36,9 @@ struct ScheduledRuns: Sendable {
 
     func movers(_ command: ScanWatchlistMoversCommand) async throws -> Reply {
         guard let userId = command.userId else {
-            let users = try await expand(name: ScanWatchlistMoversCommand.name) { ScanWatchlistMoversCommand(userId: $0) }
+            let users = try await expand(name: ScanWatchlistMoversCommand.name) {
+                ScanWatchlistMoversCommand(userId: $0)
+            }
             return Reply.json(202, ["users": users])
         }
         guard let (_, entries) = try await store.listWithEntries(userId: userId, listId: nil) else {
@@ -46,7 +50,8 @@ struct ScheduledRuns: Sendable {
         for entry in entries {
             guard let quote = await market.quote(entry.ticker), quote.changePct.isFinite,
                 abs(quote.changePct) >= Self.moverThreshold,
-                let body = try? JSONEncoder().encode(Self.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
+                let body = try? JSONEncoder().encode(
+                    Self.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
             else { continue }
             due.append((entry.ticker, Array(body)))
         }

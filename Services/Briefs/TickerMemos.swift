@@ -59,11 +59,16 @@ struct TickerMemos: Sendable {
         async let news = market.news(ticker, limit: 5)
         let filings = (try? await sec.filings(ticker, deadline: secDeadline))?.filings.prefix(4) ?? []
         let headlines = await news.items
-        let sources = filings.map { MemoSource(title: "\($0.form) filed \($0.filedAt)", url: $0.url) }
+        let sources =
+            filings.map { MemoSource(title: "\($0.form) filed \($0.filedAt)", url: $0.url) }
             + headlines.map { MemoSource(title: $0.title, url: $0.url) }
         var facts = ["Ticker: \(ticker)"]
-        if let q = await quote { facts.append(String(format: "Price %.2f %@, %+.2f%% today", q.price, q.currency, q.changePct)) }
-        facts += filings.map { "Filing: \($0.form) on \($0.filedAt)" } + headlines.map { "Headline (\($0.publishedAt)): \($0.title)" }
+        if let q = await quote {
+            facts.append(String(format: "Price %.2f %@, %+.2f%% today", q.price, q.currency, q.changePct))
+        }
+        facts +=
+            filings.map { "Filing: \($0.form) on \($0.filedAt)" }
+            + headlines.map { "Headline (\($0.publishedAt)): \($0.title)" }
         struct Output: Decodable, Sendable { let memo: String }
         let outcome = await openRouter.chatJSON(
             decoding: Output.self, models: OpenRouterModels.dailyBrief, system: Self.systemPrompt,
@@ -72,7 +77,8 @@ struct TickerMemos: Sendable {
             accept: { $0.memo.trimmingCharacters(in: .whitespacesAndNewlines).count >= 100 })
         guard let answer = outcome.result else { return .error(502, "memo model failed") }
         let response = TickerMemoResponse(
-            ticker: ticker, provider: answer.modelUsed, memo: answer.value.memo.trimmingCharacters(in: .whitespacesAndNewlines),
+            ticker: ticker, provider: answer.modelUsed,
+            memo: answer.value.memo.trimmingCharacters(in: .whitespacesAndNewlines),
             sources: sources, generatedAt: Timestamp.iso8601(Date()))
         guard let userId = command.userId else { return .json(200, response) }
         try await store(userId: userId, response)

@@ -68,8 +68,10 @@ struct WatchlistCommands: Sendable {
             counts[sector.isEmpty ? "Uncategorized" : sector, default: 0] += 1
         }
         let total = entries.count
-        let sectors = counts.map { WatchListSummary.Sector(sector: $0.key, count: $0.value, pct: Double($0.value) / Double(total)) }
-            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.sector < $1.sector }
+        let sectors = counts.map {
+            WatchListSummary.Sector(sector: $0.key, count: $0.value, pct: Double($0.value) / Double(total))
+        }
+        .sorted { $0.count != $1.count ? $0.count > $1.count : $0.sector < $1.sector }
         // Ready means `POST /v1/backtest` over this list has a symbol it accepts.
         let ready = !BacktestCommand.symbols(entries.map(\.ticker)).isEmpty
         return WatchListSummary(sectors: sectors, backtestReady: ready, tickerCount: total, updatedAt: updatedAt)
@@ -130,7 +132,10 @@ struct WatchlistCommands: Sendable {
 
     /// Identify's question: which of these tickers are on the default list.
     func contains(_ command: WatchContainsCommand) async throws -> Reply {
-        .json(200, WatchContainsReply(watchlisted: try await store.onDefaultList(userId: command.userId, tickers: command.tickers)))
+        .json(
+            200,
+            WatchContainsReply(
+                watchlisted: try await store.onDefaultList(userId: command.userId, tickers: command.tickers)))
     }
 
     /// `reply`, then the `mapvest.watchlist.changed` event once it is out.
@@ -171,7 +176,8 @@ struct TickerCheck: Sendable {
             return Result(confirmed: true)
         }
         let comparables = self.comparables
-        let found = await withTimeLimit(budget(deadline)) { await comparables.resolve(brand: ticker, hintSector: nil) } ?? []
+        let found =
+            await withTimeLimit(budget(deadline)) { await comparables.resolve(brand: ticker, hintSector: nil) } ?? []
         return Result(confirmed: !found.isEmpty, name: found.first?.name)
     }
 

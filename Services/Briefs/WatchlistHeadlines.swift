@@ -39,9 +39,13 @@ struct WatchlistHeadlines: Sendable {
         let fetched = await withTaskGroup(of: [WatchHeadline].self) { group in
             for ticker in tickers {
                 group.addTask {
-                    let items = await withTimeLimit(providerBudget) { await market.news(ticker, limit: Self.perTicker).items } ?? []
+                    let items =
+                        await withTimeLimit(providerBudget) { await market.news(ticker, limit: Self.perTicker).items }
+                        ?? []
                     return items.prefix(Self.perTicker).map {
-                        WatchHeadline(title: $0.title, url: $0.url, source: $0.source, publishedAt: $0.publishedAt, ticker: ticker)
+                        WatchHeadline(
+                            title: $0.title, url: $0.url, source: $0.source, publishedAt: $0.publishedAt, ticker: ticker
+                        )
                     }
                 }
             }
@@ -61,7 +65,8 @@ struct WatchlistHeadlines: Sendable {
         return .json(
             200,
             WatchHeadlinesResponse(
-                items: Self.filter(items, floor: command.materiality), tickers: tickers, materiality: command.materiality,
+                items: Self.filter(items, floor: command.materiality), tickers: tickers,
+                materiality: command.materiality,
                 generatedAt: Timestamp.iso8601(Date())))
     }
 

@@ -23,8 +23,10 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let logger = context.logger
     let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
-    try await db.migrate(schema: "briefs", migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations
-        + FindsReadModel.migrations + UncaughtNearby.migrations + FindEvolution.migrations)
+    try await db.migrate(
+        schema: "briefs",
+        migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations
+            + FindsReadModel.migrations + UncaughtNearby.migrations + FindEvolution.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
@@ -33,7 +35,9 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let jev = JevClient.fromEnvironment(env, logger: logger)
     if !openRouter.isConfigured { logger.info("OPENROUTER_API_KEY is not set: daily briefs are the outage brief") }
     if env.get("JEV_API_KEY") == nil { logger.info("JEV_API_KEY is not set: headlines unscored, no brief pre-filter") }
-    if !exa.isConfigured { logger.info("EXA_API_KEY is not set: news/read answers unavailable, add checks quotes only") }
+    if !exa.isConfigured {
+        logger.info("EXA_API_KEY is not set: news/read answers unavailable, add checks quotes only")
+    }
 
     let store = WatchlistStore(db: db)
     let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
@@ -43,7 +47,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         claims: claims, redis: redis, context: context)
     let scheduled = ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context)
     let nearby = NearbyPlaces(
-        places: PlacesTileCache(cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger))
+        places: PlacesTileCache(
+            cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger))
     let geocoder = ReverseGeocoder(
         baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger)
     let local = LocalBriefs(
@@ -53,10 +58,12 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let commands = BriefsCommands(
         watchlists: WatchlistCommands(
             store: store,
-            tickers: TickerCheck(market: market, comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger)),
+            tickers: TickerCheck(
+                market: market, comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger)),
             context: context),
         briefs: briefs,
-        headlines: WatchlistHeadlines(store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
+        headlines: WatchlistHeadlines(
+            store: store, market: market, materiality: HeadlineMateriality(jev: jev, redis: redis, logger: logger),
             logger: logger),
         news: NewsReader(exa: exa),
         scheduled: scheduled,
@@ -68,10 +75,12 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         local: local, saved: SavedLocalBriefs(db: db),
         movement: Movement(
             db: db, local: local,
-            uncaught: UncaughtNearby(db: db, finds: finds, watchlists: store, nearby: nearby, market: market, context: context),
+            uncaught: UncaughtNearby(
+                db: db, finds: finds, watchlists: store, nearby: nearby, market: market, context: context),
             context: context),
         evolution: FindEvolution(
-            db: db, finds: finds, market: market, geocoder: geocoder, claims: claims, scheduled: scheduled, context: context))
+            db: db, finds: finds, market: market, geocoder: geocoder, claims: claims, scheduled: scheduled,
+            context: context))
 
     var parts: [any Service] = [
         try CommandRunner(
@@ -89,9 +98,11 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         }
         parts.append(
             try CommandScheduler(
-                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")) + PriceAlertCommands.jobs,
+                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00"))
+                    + PriceAlertCommands.jobs,
                 claims: claims,
-                publisher: context.publisher, timeZone: zone, settings: try SchedulerSettings.fromEnvironment(env), logger: logger))
+                publisher: context.publisher, timeZone: zone, settings: try SchedulerSettings.fromEnvironment(env),
+                logger: logger))
         logger.info("push scheduler on", [LogKeys.schedulerTimeZone: .string(zoneName)])
     }
     return parts

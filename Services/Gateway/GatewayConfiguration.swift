@@ -70,8 +70,9 @@ struct GatewayConfiguration: Sendable {
         mapsKey = env.get("IOS_MAPS_TOKEN_SIGNING_KEY").map { Array($0.utf8) } ?? sessionKey
         trustedProxyHops = max(0, env.get("TRUSTED_PROXY_HOPS", default: 0))
         let list = { (name: String) in
-            Set((env.get(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                .filter { !$0.isEmpty })
+            Set(
+                (env.get(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                    .filter { !$0.isEmpty })
         }
         adminEmails = list("ADMIN_EMAILS")
         freeForeverDomains = list("FREE_FOREVER_EMAIL_DOMAINS")

@@ -58,7 +58,8 @@ struct GatewayHandler: HTTPHandler {
             response.headers += headers
             let metrics = route?.metrics ?? RouteMetrics.unrouted(template, method: head.method)
             return .respond(
-                finish(response, template: template, metrics: metrics, head: head, requestId: requestId, started: started))
+                finish(
+                    response, template: template, metrics: metrics, head: head, requestId: requestId, started: started))
         }
         if head.method == "OPTIONS" { return done(.empty(204), "OPTIONS") }
         if let response = admin.response(method: head.method, path: head.path) { return done(response, head.path) }
@@ -146,7 +147,9 @@ struct GatewayHandler: HTTPHandler {
     /// A caller-supplied `X-Request-Id` is kept when it is short and plain; otherwise a new one is made.
     private static func requestId(from head: HTTPRequestHead) -> String {
         if let given = head.headers["X-Request-Id"], (1...64).contains(given.utf8.count),
-            given.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) })
+            given.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122)
+            })
         {
             return given
         }

@@ -23,23 +23,30 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
         configuration: context.kafka, instanceId: configuration.instanceId, producer: context.producer,
         maxInFlight: configuration.maxInFlight, queueTarget: configuration.queueTarget, logger: logger)
 
-    let tokens = SessionTokens(sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
-    let users = UserStore(db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)
+    let tokens = SessionTokens(
+        sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
+    let users = UserStore(
+        db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)
     let caller = ServiceCaller(client: client)
     let lookups = LookupDeadline(budget: configuration.budgets.lookup)
     let auth = AuthRoutes(
-        tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey), lookups: lookups,
-        mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes, publicURL: configuration.publicURL,
+        tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey),
+        lookups: lookups,
+        mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes,
+        publicURL: configuration.publicURL,
         logger: logger)
     let identify = IdentifyRoute(
         photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
-        guards: IdentifyGuards(redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
+        guards: IdentifyGuards(
+            redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+            adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
         logger: logger)
     let budgets = configuration.budgets
     let mcpSettings = MapvestMCP(context.environment)
     let mcp = try mcpSettings.server(
         tools: MapvestTools(caller: caller, ratingBudget: budgets.rating, ratingCache: RatingCachePeek(redis: redis)),
-        limiter: configuration.limitsEnabled ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
+        limiter: configuration.limitsEnabled
+            ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
     let router = Router(
         HealthRoutes.routes(configuration: configuration, startedAt: Date()) + auth.routes + [identify.route]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
@@ -58,7 +65,9 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
-            + MCPRoutes(server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))).routes
+            + MCPRoutes(
+                server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
+            ).routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
@@ -68,14 +77,19 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
             + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
     OpenAPIDocument.report(router, logger: logger)
     let edge = Edge(
-        tokens: tokens, users: users, lookups: lookups, limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
+        tokens: tokens, users: users, lookups: lookups,
+        limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
         address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
     let server = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads, name: "gateway"),
-        handler: MCPFailureShape(GatewayHandler(router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
+        handler: MCPFailureShape(
+            GatewayHandler(
+                router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
         logger: logger)
-    logger.info("gateway configured", [LogKeys.httpPort: .int(configuration.port), LogKeys.gatewayInstance: .string(configuration.instanceId)])
+    logger.info(
+        "gateway configured",
+        [LogKeys.httpPort: .int(configuration.port), LogKeys.gatewayInstance: .string(configuration.instanceId)])
     // Stopped in reverse: the HTTP server first (no new requests), then the reply client, then the last usage report.
     return [UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger), client, server]
 }

@@ -52,7 +52,9 @@ struct IdentifyCommands: Sendable {
         do {
             // Gone (expired or flushed) is not "nothing found": the client retries with its photo, and the gateway
             // counts no quota for a 503.
-            guard let loaded = try await photos.load(command.photoKey) else { return .error(503, "photo expired, retry") }
+            guard let loaded = try await photos.load(command.photoKey) else {
+                return .error(503, "photo expired, retry")
+            }
             photo = loaded
         } catch {
             return .error(503, "photo store unavailable")

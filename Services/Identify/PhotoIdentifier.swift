@@ -49,7 +49,9 @@ struct PhotoIdentifier: Sendable {
         -> (PhotoReading, Path)
     {
         if vision.isConfigured {
-            if let reading = await vision.read(jpeg: photo, location: command.location, hint: command.hint, deadline: deadline) {
+            if let reading = await vision.read(
+                jpeg: photo, location: command.location, hint: command.hint, deadline: deadline)
+            {
                 return (reading, .vision)
             }
             logger.warning("every vision model failed; falling back to OCR")

@@ -53,7 +53,9 @@ struct VerdictAttacher: Sendable {
             comparables = investable.comparables.prefix(3).map {
                 ComparableState(ticker: $0.ticker, name: $0.name, score: ($0.score * 100).rounded() / 100)
             }
-            etfs = investable.etfs.prefix(3).map { ETFState(ticker: $0.ticker, weight: ($0.weight * 1000).rounded() / 1000) }
+            etfs = investable.etfs.prefix(3).map {
+                ETFState(ticker: $0.ticker, weight: ($0.weight * 1000).rounded() / 1000)
+            }
             identification_confidence = investable.confidence.rawValue
             rarity = investable.rarity?.rawValue
             on_watchlist = onWatchlist

@@ -32,7 +32,8 @@ struct VisionIdentifier: Sendable {
     var isConfigured: Bool { client.isConfigured }
 
     /// The reading, or nil when every model failed (the caller falls back to OCR).
-    func read(jpeg: [UInt8], location: LatLng?, hint: String?, deadline: ContinuousClock.Instant) async -> PhotoReading? {
+    func read(jpeg: [UInt8], location: LatLng?, hint: String?, deadline: ContinuousClock.Instant) async -> PhotoReading?
+    {
         var text =
             location.map { "The photo was taken near lat=\($0.lat), lng=\($0.lng)." }
             ?? "Identify the brands, products and storefronts in this photo."

@@ -13,9 +13,12 @@ struct WatchlistLookup: Sendable {
     /// One question at start with a generous budget, so Briefs' first reply to this replica's new reply topic (the
     /// producer's metadata fetch) is not paid by a caller's 500 ms.
     func warmUp() async {
-        guard let body = try? JSONEncoder().encode(WatchContainsCommand(userId: "", tickers: ["WARMUP"])) else { return }
+        guard let body = try? JSONEncoder().encode(WatchContainsCommand(userId: "", tickers: ["WARMUP"])) else {
+            return
+        }
         let command = OutgoingCommand(
-            service: .briefs, name: WatchlistCommandName.contains, key: nil, body: Array(body), requestId: "identify-warmup")
+            service: .briefs, name: WatchlistCommandName.contains, key: nil, body: Array(body),
+            requestId: "identify-warmup")
         _ = try? await client.request(command, budget: .seconds(10))
     }
 
@@ -24,7 +27,8 @@ struct WatchlistLookup: Sendable {
             let body = try? JSONEncoder().encode(WatchContainsCommand(userId: userId, tickers: tickers))
         else { return tickers.isEmpty ? [] : nil }
         let command = OutgoingCommand(
-            service: .briefs, name: WatchlistCommandName.contains, key: userId, body: Array(body), requestId: "identify")
+            service: .briefs, name: WatchlistCommandName.contains, key: userId, body: Array(body), requestId: "identify"
+        )
         guard let reply = try? await client.request(command, budget: Self.budget), reply.status == 200,
             let decoded = try? JSONDecoder().decode(WatchContainsReply.self, from: Data(reply.body))
         else { return nil }

@@ -26,13 +26,16 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
     let replies = try await RequestReplyClient.make(
         configuration: context.kafka,
-        instanceId: env.get("IDENTIFY_INSTANCE_ID", default: "identify-\(ProcessInfo.processInfo.hostName)-\(env.get("ADMIN_PORT", default: 9101))"),
+        instanceId: env.get(
+            "IDENTIFY_INSTANCE_ID",
+            default: "identify-\(ProcessInfo.processInfo.hostName)-\(env.get("ADMIN_PORT", default: 9101))"),
         producer: context.producer, maxInFlight: 1024, logger: logger)
     let watchlist = WatchlistLookup(client: replies)
     Task { await watchlist.warmUp() }
     // Upstream calls are I/O-bound waits: one pool with room for hundreds of them at once (`UPSTREAM_MAX_CONNECTIONS`
     // per host), not the shared client's 32.
-    let http = try HTTPClient.make(logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 1024))
+    let http = try HTTPClient.make(
+        logger: logger, maxConnectionsPerHost: env.get("UPSTREAM_MAX_CONNECTIONS", default: 1024))
     let openRouter = OpenRouterClient.fromEnvironment(env, http: http, logger: logger)
     let exa = ExaClient.fromEnvironment(env, http: http, logger: logger)
     let market = MarketDataClient.fromEnvironment(env, http: http, logger: logger)
@@ -46,10 +49,12 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         tickers: TickerResolver(
             cache: BrandTickerCache(redis: redis, db: db, logger: logger), market: market, exa: exa,
             openRouter: openRouter, logger: logger),
-        comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger), etfs: ETFExposureResolver(exa: exa),
+        comparables: ComparableResolver(exa: exa, openRouter: openRouter, logger: logger),
+        etfs: ETFExposureResolver(exa: exa),
         market: market)
     let identifier = PhotoIdentifier(
-        vision: VisionIdentifier(client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
+        vision: VisionIdentifier(
+            client: openRouter, firstModelTimeout: env.milliseconds("VISION_MODEL_TIMEOUT_MS", default: .seconds(12))),
         ocr: ocr, resolver: resolver,
         verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, http: http, logger: logger), gate: JevGate()),
         watchlist: watchlist, logger: logger)

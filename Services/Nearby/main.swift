@@ -29,7 +29,8 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
     let brandCache = BrandTickerCache(redis: redis, db: db, logger: logger)
     let resolver = TickerResolver(
         cache: brandCache, market: MarketDataClient.fromEnvironment(env, logger: logger),
-        exa: ExaClient.fromEnvironment(env, logger: logger), openRouter: OpenRouterClient.fromEnvironment(env, logger: logger),
+        exa: ExaClient.fromEnvironment(env, logger: logger),
+        openRouter: OpenRouterClient.fromEnvironment(env, logger: logger),
         logger: logger)
     let captures = CapturesStore(db: db)
     let tiles = PlacesTileCache(cascade: PlacesCascade(configuration: places), redis: redis, logger: logger)

@@ -15,7 +15,8 @@ struct DeviceFixes: Sendable {
         guard let command = Self.command(tokenId: tokenId, userId: userId, prefs: prefs, now: Date()) else { return }
         try await context.publisher.deliver(
             topic: ServiceName.briefs.commandTopic, key: tokenId, value: Array(try JSONEncoder().encode(command)),
-            headers: [KafkaHeader(MessageHeaders.command, DeviceFixCommand.name)], until: ContinuousClock.now + .seconds(5))
+            headers: [KafkaHeader(MessageHeaders.command, DeviceFixCommand.name)],
+            until: ContinuousClock.now + .seconds(5))
     }
 
     /// Nil without finite coordinates in range.

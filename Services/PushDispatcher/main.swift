@@ -35,7 +35,8 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
     logger.info(
         "push dispatcher configured",
         [
-            LogKeys.pushSchema: .string(configuration.schema), LogKeys.pushCommands: .bool(configuration.servesCommands),
+            LogKeys.pushSchema: .string(configuration.schema),
+            LogKeys.pushCommands: .bool(configuration.servesCommands),
             LogKeys.pushDispatch: .bool(configuration.dispatches),
             LogKeys.pushMaxConcurrentHandoffs: .int(configuration.maxConcurrentHandoffs),
             LogKeys.pushLeaseMs: .double(configuration.lease.inMilliseconds),

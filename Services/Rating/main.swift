@@ -8,8 +8,8 @@ import RatingDomain
 import Redis
 import Runtime
 import SearchIntent
-import TickerPage
 import ServiceKit
+import TickerPage
 
 /// The Rating service: the market-data-backed answers — `GET /v1/rating/:ticker`, `GET /v1/news` with headline
 /// materiality, `POST /v1/search/intent` (whose live-quote probe goes through the same market-data boundary), and the
@@ -21,7 +21,8 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let market = MarketDataClient.fromEnvironment(env, logger: logger)
     let jev = JevClient.fromEnvironment(env, logger: logger)
     if env.get("JEV_API_KEY") == nil {
-        logger.info("JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
+        logger.info(
+            "JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
     }
     let underlying = UnderlyingClient.fromEnvironment(env, logger: logger)
     let tickerPage = TickerPage.make(env, market: market, underlying: underlying, redis: redis, logger: logger)
@@ -50,8 +51,9 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .rating, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: RatingCommands(
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger,
+            handler: RatingCommands(
                 ratings: ratings, news: news, intents: intents, ticker: tickerPage, publishComputed: publishComputed
-            ).handle)
+            ).handle),
     ]
 }

@@ -62,7 +62,8 @@ struct ConversationStore: Sendable {
         guard let id = row.string(prefix + "id"), let role = row.string(prefix + "role"),
             let content = row.string(prefix + "content"), let created = row.string(prefix + "created_iso")
         else { return nil }
-        return ResearchArticle(id: id, role: role, content: content, createdAt: created, provider: row.string(prefix + "provider"))
+        return ResearchArticle(
+            id: id, role: role, content: content, createdAt: created, provider: row.string(prefix + "provider"))
     }
 
     /// The turn of `clientMessageId`, if this user sent it before.
@@ -189,7 +190,8 @@ struct ConversationStore: Sendable {
     private static func summary(_ row: PostgresRow) -> AgentThreadSummary? {
         guard let id = row.string("id"), let title = row.string("title") else { return nil }
         return AgentThreadSummary(
-            id: id, title: title, createdAt: row.string("created_iso") ?? "", updatedAt: row.string("updated_iso") ?? "",
+            id: id, title: title, createdAt: row.string("created_iso") ?? "",
+            updatedAt: row.string("updated_iso") ?? "",
             preview: String((row.string("preview") ?? "").prefix(180)),
             status: ResearchStatus(rawValue: row.string("status") ?? "") ?? .error)
     }

@@ -59,10 +59,12 @@ struct DerivationClient: Sendable {
         while !Self.terminal(status) {
             guard ContinuousClock.now + pollInterval < deadline else { throw .stillRunning(id) }
             try? await Task.sleep(for: pollInterval)
-            let summary = try await request("GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
+            let summary = try await request(
+                "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
             status = ResearchStatus(rawValue: Self.string(summary["status"]) ?? "") ?? .error
         }
-        let run = try await request("GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&display=1", deadline: deadline)
+        let run = try await request(
+            "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&display=1", deadline: deadline)
         if let error = Self.machineText(run["error"]) { throw .machineError(error) }
         let result = Self.object(run["latest_result"])
         guard
@@ -133,6 +135,7 @@ struct DerivationClient: Sendable {
     }
 
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? ""
     }
 }

@@ -59,7 +59,8 @@ struct ResearchAnswerer: Sendable {
         if case .allModelsFailed(let failures) = outcome {
             logger.warning("research fallback failed on every model", [LogKeys.models: .int(failures.count)])
         }
-        return Answer(content: Self.unavailable, provider: "unavailable", status: .error, derivationId: knownDerivationId)
+        return Answer(
+            content: Self.unavailable, provider: "unavailable", status: .error, derivationId: knownDerivationId)
     }
 
     static let system = """
@@ -72,6 +73,7 @@ struct ResearchAnswerer: Sendable {
         let instruction =
             "Write like a short financial news brief when you conclude: lede first, then evidence. Research only; no trades."
         let user = String(message.prefix(4000))
-        return ticker.map { "Focus ticker: $\($0). \(instruction)\n\nUser: \(user)" } ?? "\(instruction)\n\nUser: \(user)"
+        return ticker.map { "Focus ticker: $\($0). \(instruction)\n\nUser: \(user)" }
+            ?? "\(instruction)\n\nUser: \(user)"
     }
 }

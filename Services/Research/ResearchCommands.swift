@@ -55,7 +55,8 @@ struct ResearchCommands: Sendable {
             deadline: deadline - .milliseconds(750))
         try await store.answer(
             userId: command.userId, conversationId: turn.conversationId, questionId: turn.question.id,
-            content: answer.content, provider: answer.provider, status: answer.status, derivationId: answer.derivationId)
+            content: answer.content, provider: answer.provider, status: answer.status, derivationId: answer.derivationId
+        )
         guard let answered = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
             let reply = answered.answer
         else { return .error(503, "research store unavailable") }
@@ -86,7 +87,8 @@ struct ResearchCommands: Sendable {
             return .error(404, "conversation not found")
         }
         if command.statusOnly {
-            return .json(200, AgentConversationStatus(conversationId: id, status: thread.status, updatedAt: thread.updatedAt))
+            return .json(
+                200, AgentConversationStatus(conversationId: id, status: thread.status, updatedAt: thread.updatedAt))
         }
         return .json(200, AgentThreadResponse(thread: thread))
     }

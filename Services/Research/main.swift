@@ -19,8 +19,12 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
     let derivation = DerivationClient.fromEnvironment(env)
     let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
-    if derivation == nil { logger.info("DERIVATION_URL or its service token is not set: research answers via OpenRouter") }
-    if !openRouter.isConfigured { logger.info("OPENROUTER_API_KEY is not set: without Derivation, research is unavailable") }
+    if derivation == nil {
+        logger.info("DERIVATION_URL or its service token is not set: research answers via OpenRouter")
+    }
+    if !openRouter.isConfigured {
+        logger.info("OPENROUTER_API_KEY is not set: without Derivation, research is unavailable")
+    }
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
         answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger), context: context)
@@ -28,6 +32,6 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .research, producer: context.producer,
-            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle)
+            maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle),
     ]
 }

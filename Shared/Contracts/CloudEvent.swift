@@ -12,7 +12,9 @@ public struct CloudEvent<Payload: Codable & Sendable>: Codable, Sendable {
     public var subject: String?
     public var data: Payload
 
-    public init(id: String, source: String, type: String, time: String, schemaVersion: Int, subject: String?, data: Payload) {
+    public init(
+        id: String, source: String, type: String, time: String, schemaVersion: Int, subject: String?, data: Payload
+    ) {
         self.specversion = "1.0"
         self.id = id
         self.source = source

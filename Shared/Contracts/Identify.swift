@@ -162,7 +162,8 @@ public struct IdentifyEffectsCommand: Codable, Sendable, Equatable {
     public var awardKey: String?
 
     public init(
-        userId: String?, find: RecordFindInput?, push: PushRequest?, eventKey: String, completed: IdentifyCompletedEvent,
+        userId: String?, find: RecordFindInput?, push: PushRequest?, eventKey: String,
+        completed: IdentifyCompletedEvent,
         awardKey: String? = nil
     ) {
         self.userId = userId

@@ -51,7 +51,8 @@ public struct NewsHeadline: Codable, Sendable, Equatable {
         case jevMateriality = "jev_materiality"
     }
 
-    public init(title: String, url: String, source: String, publishedAt: String, jevMateriality: JevMateriality? = nil) {
+    public init(title: String, url: String, source: String, publishedAt: String, jevMateriality: JevMateriality? = nil)
+    {
         self.title = title
         self.url = url
         self.source = source

@@ -17,7 +17,9 @@ public enum PricePeriod: String, Codable, Sendable, CaseIterable {
             "1m": .oneMonth, "1M": .oneMonth, "3m": .threeMonths, "3M": .threeMonths, "6m": .sixMonths,
             "6M": .sixMonths, "1Y": .oneYear, "2Y": .twoYears, "5D": .fiveDays,
         ]
-        guard let period = PricePeriod(rawValue: trimmed) ?? aliases[trimmed] ?? PricePeriod(rawValue: trimmed.lowercased())
+        guard
+            let period = PricePeriod(rawValue: trimmed) ?? aliases[trimmed]
+                ?? PricePeriod(rawValue: trimmed.lowercased())
         else { return nil }
         self = period
     }
@@ -277,7 +279,9 @@ public struct ResearchSummaryCommand: Codable, Sendable, Equatable {
         let s = raw.trimmingWhitespace.uppercased()
         let bytes = Array(s.utf8)
         guard (1...16).contains(bytes.count), let first = bytes.first, (65...90).contains(first) else { return nil }
-        let allowed: (UInt8) -> Bool = { (65...90).contains($0) || (48...57).contains($0) || [46, 58, 45].contains($0) }
+        let allowed: (UInt8) -> Bool = {
+            (65...90).contains($0) || (48...57).contains($0) || [46, 58, 45].contains($0)
+        }
         return bytes.dropFirst().allSatisfy(allowed) ? s : nil
     }
 }

@@ -172,7 +172,11 @@ public struct WatchHeadlinesResponse: Codable, Sendable, Equatable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(items, forKey: .items)
         try c.encode(tickers, forKey: .tickers)
-        if let materiality { try c.encode(materiality, forKey: .materiality) } else { try c.encodeNil(forKey: .materiality) }
+        if let materiality {
+            try c.encode(materiality, forKey: .materiality)
+        } else {
+            try c.encodeNil(forKey: .materiality)
+        }
         try c.encode(generatedAt, forKey: .generatedAt)
     }
 }

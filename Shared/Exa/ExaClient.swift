@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Contracts
 import HTTPClient
 import Runtime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One search result: `snippet` is `highlights[0]`, else `text`, else `snippet`, cut to the requested length.
 public struct ExaHit: Sendable, Equatable {

@@ -195,7 +195,9 @@ public struct BrandMatcher: Sendable {
         guard (1...6).contains(upper.unicodeScalars.count), let first = upper.unicodeScalars.first,
             ("A"..."Z").contains(first)
         else { return false }
-        return upper.unicodeScalars.dropFirst().allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." }
+        return upper.unicodeScalars.dropFirst().allSatisfy {
+            ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
+        }
     }
 
     // MARK: - Parent matching

@@ -86,7 +86,8 @@ public enum SectorAliases {
             "Consumer Staples": [
                 "consumer staples", "staples", "consumer defensive", "consumer non cyclical", "food", "foods",
                 "packaged food", "packaged foods", "food products", "beverage", "beverages", "drinks",
-                "soft drinks", "food and beverage", "food and beverages", "food and drink", "beer", "brewers", "spirits", "wine", "alcohol", "grocery", "groceries",
+                "soft drinks", "food and beverage", "food and beverages", "food and drink", "beer", "brewers",
+                "spirits", "wine", "alcohol", "grocery", "groceries",
                 "supermarket", "supermarkets", "grocery store", "grocery stores", "food retail",
                 "household products", "personal care", "personal products", "beauty", "cosmetics", "skincare",
                 "tobacco", "snacks", "convenience store", "convenience stores", "warehouse club",

@@ -79,7 +79,7 @@ public func haversineMetres(lat1: Double, lng1: Double, lat2: Double, lng2: Doub
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -14,7 +14,9 @@ final class CurlMulti: @unchecked Sendable {
     static func make(maxConnectionsPerHost: Int) -> CurlMulti? {
         guard CurlGlobal.initialized, let raw = curl_multi_init() else { return nil }
         let multi = CurlMulti(raw: raw)  // frees `raw` if the next step fails
-        guard mapvest_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost)) == CURLM_OK
+        guard
+            mapvest_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost))
+                == CURLM_OK
         else { return nil }
         return multi
     }

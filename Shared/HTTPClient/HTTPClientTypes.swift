@@ -128,7 +128,8 @@ struct URLParts {
 }
 
 func asciiCaseInsensitiveEqual(_ a: String, _ b: String) -> Bool {
-    let x = a.utf8, y = b.utf8
+    let x = a.utf8
+    let y = b.utf8
     guard x.count == y.count else { return false }
     for (p, q) in zip(x, y) where (p >= 65 && p <= 90 ? p | 0x20 : p) != (q >= 65 && q <= 90 ? q | 0x20 : q) {
         return false

@@ -48,7 +48,8 @@ public struct SMTPMailer: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
-        let normalizedBody = body.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n")
+        let normalizedBody = body.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(
+            of: "\n", with: "\r\n")
         let text =
             "From: \(headerSafe(from))\r\nTo: \(headerSafe(to))\r\nSubject: \(headerSafe(subject))\r\n"
             + "Date: \(formatter.string(from: date))\r\nMessage-ID: <\(UUID().uuidString.lowercased())@mapvest>\r\n"
@@ -94,7 +95,8 @@ public struct SMTPMailer: Sendable {
         switch code {
         case CURLE_OK: return .success(())
         case CURLE_OPERATION_TIMEDOUT: return .failure(failure(.timeout, code, easy.errorMessage))
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: return .failure(failure(.connect, code, easy.errorMessage))
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
+            return .failure(failure(.connect, code, easy.errorMessage))
         default: return .failure(failure(.other, code, easy.errorMessage))
         }
     }

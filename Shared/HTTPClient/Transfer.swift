@@ -37,7 +37,8 @@ final class Transfer: @unchecked Sendable {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return failure("invalid method") }
 
-        var ok = easy.set(CURLOPT_URL, string: request.url)
+        var ok =
+            easy.set(CURLOPT_URL, string: request.url)
             && easy.set(CURLOPT_NOSIGNAL, 1)
             && easy.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
             && easy.set(CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https")
@@ -53,9 +54,13 @@ final class Transfer: @unchecked Sendable {
         if let body = request.body {
             // COPYPOSTFIELDS copies the bytes; the size must be set first.
             ok = ok && easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: body.count)
-            ok = ok && body.withUnsafeBytes { bytes in
-                easy.set(CURLOPT_COPYPOSTFIELDS, pointer: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))
-            }
+            ok =
+                ok
+                && body.withUnsafeBytes { bytes in
+                    easy.set(
+                        CURLOPT_COPYPOSTFIELDS,
+                        pointer: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))
+                }
             if method != "POST" { ok = ok && easy.set(CURLOPT_CUSTOMREQUEST, string: method) }
         } else {
             switch method {

@@ -44,7 +44,8 @@ public final class HTTPServer: Service {
             return daemon.port
         }
         if let port {
-            logger.info("http server listening", [LogKeys.httpHost: .string(configuration.host), LogKeys.httpPort: .int(port)])
+            logger.info(
+                "http server listening", [LogKeys.httpHost: .string(configuration.host), LogKeys.httpPort: .int(port)])
         }
     }
 

@@ -40,7 +40,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 /// ASCII case-insensitive comparison of header names (no Foundation, no allocation).
 enum HeaderName {
     static func equal(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8, y = b.utf8
+        let x = a.utf8
+        let y = b.utf8
         guard x.count == y.count else { return false }
         for (p, q) in zip(x, y) where lower(p) != lower(q) { return false }
         return true
@@ -201,7 +202,10 @@ public struct ClosureHTTPHandler: HTTPHandler {
     public let bodyLimit: Int
     private let body: @Sendable (HTTPRequest) async -> HTTPResponse
 
-    public init(bodyLimit: Int = HeadDecision.defaultBodyLimit, _ handle: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    public init(
+        bodyLimit: Int = HeadDecision.defaultBodyLimit,
+        _ handle: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
         self.bodyLimit = bodyLimit
         self.body = handle
     }

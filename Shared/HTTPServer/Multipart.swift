@@ -70,8 +70,10 @@ public enum Multipart {
                 guard parts.count < maxParts else { throw MultipartError("too many parts") }
 
                 // Part headers end at the first empty line.
-                guard let headerEnd = find([13, 10, 13, 10], in: buffer, from: position - 2,
-                                           limit: maxPartHeaderBytes + 4)
+                guard
+                    let headerEnd = find(
+                        [13, 10, 13, 10], in: buffer, from: position - 2,
+                        limit: maxPartHeaderBytes + 4)
                 else { throw MultipartError("unterminated part headers") }
                 let headerBytes = headerEnd > position ? Array(buffer[position..<headerEnd]) : []
                 let headers = try parseHeaders(headerBytes)

@@ -106,7 +106,8 @@ final class ServerCore: Sendable {
         case .abort(let reason):
             // Never the path in logs: it may hold token ids.
             if reason == .oversizedUpload {
-                logger.debug("oversized upload aborted", [LogKeys.httpMethod: .string(ctx.lifecycle.head?.method ?? "")])
+                logger.debug(
+                    "oversized upload aborted", [LogKeys.httpMethod: .string(ctx.lifecycle.head?.method ?? "")])
             }
             return .NO  // closes the connection without an answer
         }
@@ -136,7 +137,8 @@ final class ServerCore: Sendable {
         }
         let contentLength = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
         let head = HTTPRequestHead(
-            method: method, path: path, rawQuery: rawQuery, query: rawQuery.map { QueryString.parse(Substring($0)) } ?? [:],
+            method: method, path: path, rawQuery: rawQuery,
+            query: rawQuery.map { QueryString.parse(Substring($0)) } ?? [:],
             headers: headers, remoteAddress: remote, contentLength: contentLength, version: version)
         return (head, collected.clean)
     }
@@ -223,7 +225,9 @@ final class ServerCore: Sendable {
                 s.streams[id] = stream
                 return s.forcing
             }
-            stream.attach(ctx.connection) { [weak self] in _ = self?.suspended.withLock { $0.streams.removeValue(forKey: id) } }
+            stream.attach(ctx.connection) { [weak self] in
+                _ = self?.suspended.withLock { $0.streams.removeValue(forKey: id) }
+            }
             if forcing { stream.finish() }
         }
         let framing = ResponseFraming(response, closing: close || draining.load(ordering: .relaxed))

@@ -79,7 +79,8 @@ public struct HeadlineMateriality: Sendable {
         if !missing.isEmpty, gate.allowsCalls {
             var ask: [Headline] = []
             var asked = Set<String>()
-            for headline in headlines where missing.contains(headline.memoKey) && asked.insert(headline.memoKey).inserted {
+            for headline in headlines
+            where missing.contains(headline.memoKey) && asked.insert(headline.memoKey).inserted {
                 ask.append(headline)
             }
             let left = timeout - (ContinuousClock.now - started)
@@ -190,7 +191,8 @@ public struct HeadlineMateriality: Sendable {
             total += p
         }
         let score = total > 0 ? weighted / total : level.position
-        return JevMateriality(level: level, score: round3(clamp01(score)), confidence: round3(clamp01(answer.confidence)))
+        return JevMateriality(
+            level: level, score: round3(clamp01(score)), confidence: round3(clamp01(answer.confidence)))
     }
 }
 

@@ -40,7 +40,9 @@ public struct NewsPage: Sendable {
                 }, timeout: jevBudget)
             : Array(repeating: nil, count: news.items.count)
         let items = zip(news.items, tags).map { item, tag in
-            NewsHeadline(title: item.title, url: item.url, source: item.source, publishedAt: item.publishedAt, jevMateriality: tag)
+            NewsHeadline(
+                title: item.title, url: item.url, source: item.source, publishedAt: item.publishedAt,
+                jevMateriality: tag)
         }
         return NewsResponse(
             items: Self.filter(items, floor: command.materiality), provider: news.provider,

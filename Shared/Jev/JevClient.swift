@@ -99,7 +99,8 @@ public struct JevClient: Sendable {
             guard case .failure(.rateLimited(let status)) = result, attempt < maxAttempts else { break }
             let delay = retryBackoff * (1 << (attempt - 1))
             if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline { break }
-            logger.debug("jev rate limited; retrying", [LogKeys.httpStatus: .int(status), LogKeys.jevAttempt: .int(attempt)])
+            logger.debug(
+                "jev rate limited; retrying", [LogKeys.httpStatus: .int(status), LogKeys.jevAttempt: .int(attempt)])
             try? await Task.sleep(for: delay)
             if Task.isCancelled {
                 result = .failure(.timeout)
@@ -117,7 +118,8 @@ public struct JevClient: Sendable {
                 "jev answered",
                 [
                     LogKeys.jevQuestions: .int(questions.count), LogKeys.jevAttempts: .int(attempt),
-                    LogKeys.tokensInput: .int(answers.usage.inputTokens), LogKeys.tokensOutput: .int(answers.usage.outputTokens),
+                    LogKeys.tokensInput: .int(answers.usage.inputTokens),
+                    LogKeys.tokensOutput: .int(answers.usage.outputTokens),
                     LogKeys.durationMs: .int(Int(elapsed.inMilliseconds)),
                 ])
         case .failure(let failure):

@@ -321,7 +321,8 @@ final class ConsumerCore: Sendable {
                 logger.warning(
                     "kafka commit failed",
                     [
-                        LogKeys.kafkaTopic: .string(entry.tp.topic), LogKeys.kafkaPartition: .int(Int(entry.tp.partition)),
+                        LogKeys.kafkaTopic: .string(entry.tp.topic),
+                        LogKeys.kafkaPartition: .int(Int(entry.tp.partition)),
                         LogKeys.error: .string(KafkaError(entry.err).description),
                     ])
             }
@@ -380,7 +381,8 @@ final class ConsumerCore: Sendable {
             if cooperative {
                 if let error = rd_kafka_incremental_unassign(rk, partitions) {
                     logger.error(
-                        "kafka unassign failed", [LogKeys.error: .string(KafkaError(consuming: error).debugDescription)])
+                        "kafka unassign failed", [LogKeys.error: .string(KafkaError(consuming: error).debugDescription)]
+                    )
                 }
             } else {
                 _ = rd_kafka_assign(rk, nil)

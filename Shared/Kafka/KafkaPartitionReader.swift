@@ -120,7 +120,8 @@ final class ReaderCore: Sendable {
             attempts += 1
             if attempts % 20 == 1 {
                 logger.warning(
-                    "kafka reader cannot resolve end offset yet", [LogKeys.error: .string(KafkaError(result).description)])
+                    "kafka reader cannot resolve end offset yet",
+                    [LogKeys.error: .string(KafkaError(result).description)])
             }
             usleep(100_000)
         }

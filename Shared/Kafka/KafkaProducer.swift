@@ -239,7 +239,8 @@ private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logge
         rd_kafka_poll(rk, 50)
     }
     if !flushWhileReachable(rk, state: state, timeout: .milliseconds(Int64(state.flushTimeout))) {
-        logger.warning("producer stopped with undelivered messages", [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(rk)))])
+        logger.warning(
+            "producer stopped with undelivered messages", [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(rk)))])
         _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
         _ = rd_kafka_flush(rk, 1000)
     }
@@ -283,7 +284,8 @@ private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: L
                     deliveries: state.deliveries.load(ordering: .acquiring)) ?? transition
             if transition == .down {
                 logger.error(
-                    "no kafka broker reachable; refusing sends", [LogKeys.error: .string(KafkaError(result).description)])
+                    "no kafka broker reachable; refusing sends",
+                    [LogKeys.error: .string(KafkaError(result).description)])
             }
         }
         guard let transition else { continue }

@@ -1,12 +1,13 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Contracts
 import HTTPClient
 import Runtime
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one place that picks market-data upstreams and normalizes their answers (CONTRACT.md §k.4).
 ///
@@ -56,7 +57,9 @@ public final class MarketDataClient: Sendable {
     public func history(
         _ symbol: String, period: HistoryPeriod = .threeMonths, interval: HistoryInterval = .oneDay
     ) async -> [HistoryPoint]? {
-        await priceHistory(symbol, period: period, interval: interval)?.bars.map { HistoryPoint(ts: $0.ts, close: $0.close) }
+        await priceHistory(symbol, period: period, interval: interval)?.bars.map {
+            HistoryPoint(ts: $0.ts, close: $0.close)
+        }
     }
 
     /// OHLCV bars for `symbol`, oldest first, naming the provider that answered (`historyProviders`); nil when

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Contracts
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Massive's custom bars (`/v2/aggs/ticker/<SYM>/range/<n>/<span>/<from>/<to>?adjusted=true&sort=asc`).
 enum MassiveAggregates {

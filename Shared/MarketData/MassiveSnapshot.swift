@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Contracts
 import Runtime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Massive (`/v2/snapshot/locale/us/markets/stocks/tickers/<SYM>`, `/v2/reference/news`) normalization.
 enum MassiveSnapshot {

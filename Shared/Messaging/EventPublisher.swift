@@ -30,7 +30,8 @@ public final class EventPublisher: Sendable {
     /// Publishes until the broker acknowledges, retrying with back-off; gives up with `PublishError` only at
     /// `deadline` (nil: never; cancellation still ends it). For work that must not be lost.
     public func deliver(
-        topic: String, key: String, value: [UInt8], headers: [KafkaHeader] = [], until deadline: ContinuousClock.Instant?
+        topic: String, key: String, value: [UInt8], headers: [KafkaHeader] = [],
+        until deadline: ContinuousClock.Instant?
     ) async throws {
         try await Retry.run(until: deadline, backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(5))) {
             try await send(topic: topic, key: key, value: value, headers: headers)
@@ -51,7 +52,8 @@ public final class EventPublisher: Sendable {
             _ = try await producer.send(topic: topic, key: Array(key.utf8), value: value, headers: headers)
         } catch {
             MessagingMetrics.publishFailures(topic: topic).increment()
-            logger.error("event publish failed", [LogKeys.kafkaTopic: .string(topic), LogKeys.error: .string("\(error)")])
+            logger.error(
+                "event publish failed", [LogKeys.kafkaTopic: .string(topic), LogKeys.error: .string("\(error)")])
             throw PublishError(topic: topic, reason: "\(error)")
         }
     }

@@ -21,9 +21,11 @@ public final class FindsRecordedConsumer: Service {
         apply: @escaping @Sendable (FindRecordedEvent) async throws -> Void
     ) throws {
         name = "finds-recorded.\(groupId)"
-        consumer = try KafkaGroupConsumer.make(configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+        consumer = try KafkaGroupConsumer.make(
+            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
         let retries = MetricsRegistry.shared.counter(
-            "\(metricsPrefix)_retries_total", help: "failed find.recorded writes to the read model (retried; offset held)")
+            "\(metricsPrefix)_retries_total",
+            help: "failed find.recorded writes to the read model (retried; offset held)")
         let recorded = MetricsRegistry.shared.counter(
             "\(metricsPrefix)_recorded_total", help: "find.recorded events applied to the read model")
         consumer.setHandler(maxInFlight: maxInFlight) { message in
@@ -35,7 +37,10 @@ public final class FindsRecordedConsumer: Service {
                         retries.increment()
                         logger.warning(
                             "read model write failed; retrying, offset held",
-                            [LogKeys.findId: .string(event.findId), LogKeys.attempt: .int(attempt), LogKeys.error: "\(error)"])
+                            [
+                                LogKeys.findId: .string(event.findId), LogKeys.attempt: .int(attempt),
+                                LogKeys.error: "\(error)",
+                            ])
                     }
                 ) { try await apply(event) }
                 recorded.increment()

@@ -68,7 +68,10 @@ package final class ReplyWaiters: Sendable {
             if let timeout {
                 let index =
                     s.deadlines.firstIndex { $0.budget == timeout.budget }
-                    ?? { s.deadlines.append(DeadlineQueue(budget: timeout.budget)); return s.deadlines.count - 1 }()
+                    ?? {
+                        s.deadlines.append(DeadlineQueue(budget: timeout.budget))
+                        return s.deadlines.count - 1
+                    }()
                 s.deadlines[index].entries.append((timeout.deadline, id))
             }
             return .registered

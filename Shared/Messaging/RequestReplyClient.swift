@@ -169,7 +169,8 @@ public final class RequestReplyClient: Service {
         // The deadline sweep in `run()` answers `.timedOut` once the budget has passed.
         switch await waiters.wait(correlationId) {
         case .reply(let message):
-            completion = .replied(queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
+            completion = .replied(
+                queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
             MessagingMetrics.requestDuration(service: service).observe(since: started)
             return Self.reply(from: message, logger: logger)
@@ -184,7 +185,10 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
             logger.warning(
                 "command not delivered",
-                [LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId), LogKeys.error: .string(reason)])
+                [
+                    LogKeys.kafkaTopic: .string(topic), LogKeys.requestId: .string(command.requestId),
+                    LogKeys.error: .string(reason),
+                ])
             throw .unavailable(reason)
         case .closed:
             MessagingMetrics.requests(service: service, outcome: "unavailable").increment()
@@ -222,7 +226,8 @@ public final class RequestReplyClient: Service {
             statistics.count(drop)
             MessagingMetrics.repliesDropped(drop.rawValue).increment()
             logger.debug(
-                "reply dropped", [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
+                "reply dropped",
+                [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
         }
         guard closing.load(ordering: .acquiring) else {
             waiters.close()

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Contracts
 import HTTPClient
 import Runtime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// JSON chat completions over OpenRouter (`POST <base>/chat/completions`, CONTRACT.md §k.2), with a model cascade.
 ///
@@ -258,7 +259,8 @@ private struct ChatResponseBody: Decodable {
             case cost
         }
         var usage: ChatUsage {
-            let p = promptTokens ?? 0, c = completionTokens ?? 0
+            let p = promptTokens ?? 0
+            let c = completionTokens ?? 0
             return ChatUsage(promptTokens: p, completionTokens: c, totalTokens: totalTokens ?? p + c, cost: cost)
         }
     }

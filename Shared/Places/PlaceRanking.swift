@@ -25,7 +25,9 @@ public enum PlaceRanking {
         "park", "campground", "rv_park", "tourist_attraction", "museum", "zoo",
     ]
 
-    static let foodTypes: Set<String> = ["restaurant", "cafe", "bakery", "meal_takeaway", "meal_delivery", "bar", "food"]
+    static let foodTypes: Set<String> = [
+        "restaurant", "cafe", "bakery", "meal_takeaway", "meal_delivery", "bar", "food",
+    ]
     static let retailTypes: Set<String> = [
         "store", "supermarket", "grocery_or_supermarket", "convenience_store", "clothing_store", "department_store",
         "shopping_mall", "electronics_store", "shoe_store", "hardware_store", "furniture_store", "book_store",
@@ -67,7 +69,9 @@ public enum PlaceRanking {
     /// Filtered, ranked (stable) and cut to `limit`.
     public static func rank(_ places: [Place], limit: Int, matcher: BrandMatcher? = nil) -> [Place] {
         let kept = places.filter { !isExcluded($0) }
-        let scored = kept.enumerated().map { (offset: $0.offset, score: score($0.element, matcher: matcher), place: $0.element) }
+        let scored = kept.enumerated().map {
+            (offset: $0.offset, score: score($0.element, matcher: matcher), place: $0.element)
+        }
         let sorted = scored.sorted { a, b in a.score != b.score ? a.score > b.score : a.offset < b.offset }
         return sorted.prefix(max(0, limit)).map(\.place)
     }

@@ -88,7 +88,8 @@ public struct PlacesTileCache: Sendable {
             switch await cascade.fetch(center: center, radius: key.radiusBucket, deadline: deadline) {
             case .places(let places, let source):
                 return Entry(
-                    tile: PlacesTile(source: source, places: places, fetchedAt: Timestamp.iso8601(Date()), center: center))
+                    tile: PlacesTile(
+                        source: source, places: places, fetchedAt: Timestamp.iso8601(Date()), center: center))
             case .empty(let failures):
                 return Entry(tile: nil, failures: failures, answered: true)
             case .failed(let failures):

@@ -152,7 +152,8 @@ struct GooglePlaces: Sendable {
         var places: [Place] = []
         for result in envelope.results ?? [] {
             guard let id = result.placeID.flatMap(nonEmpty), let name = result.name.flatMap(nonEmpty),
-                let location = LatLng.validated(lat: result.geometry?.location?.lat, lng: result.geometry?.location?.lng)
+                let location = LatLng.validated(
+                    lat: result.geometry?.location?.lat, lng: result.geometry?.location?.lng)
             else { continue }
             places.append(Place(id: id, name: name, location: location, types: result.types ?? []))
         }
@@ -175,7 +176,8 @@ struct Overpass: Sendable {
         let urls = configuration.overpassURLs
         guard !urls.isEmpty else { return .failure(.status("NOT_CONFIGURED")) }
         let seconds = max(1, Int(timeout.inSeconds.rounded(.up)))
-        let form = "data=" + PlacesHTTP.percentEncoded(Self.query(center: center, radius: radius, timeoutSeconds: seconds))
+        let form =
+            "data=" + PlacesHTTP.percentEncoded(Self.query(center: center, radius: radius, timeoutSeconds: seconds))
         return await withTaskGroup(of: Result<[Place], PlacesFailure>.self) { group in
             for url in urls {
                 group.addTask {
@@ -250,7 +252,8 @@ struct Overpass: Sendable {
                 let location = LatLng.validated(
                     lat: element.lat ?? element.center?.lat, lng: element.lon ?? element.center?.lon)
             else { continue }
-            let cell = "\(name.lowercased())|\(Int((location.lat * 1000).rounded()))|\(Int((location.lng * 1000).rounded()))"
+            let cell =
+                "\(name.lowercased())|\(Int((location.lat * 1000).rounded()))|\(Int((location.lng * 1000).rounded()))"
             guard seen.insert(cell).inserted else { continue }
             places.append(
                 Place(
@@ -279,7 +282,9 @@ struct Photon: Sendable {
                         headers: [("Accept", "application/json"), ("User-Agent", PlacesConfiguration.osmUserAgent)])
                     request.timeout = timeout
                     request.connectTimeout = min(request.connectTimeout, timeout)
-                    let result = await http.fetch(request, source: .photon).flatMap { Self.parse($0, fallbackName: chain) }
+                    let result = await http.fetch(request, source: .photon).flatMap {
+                        Self.parse($0, fallbackName: chain)
+                    }
                     return (index, result)
                 }
             }
@@ -349,7 +354,9 @@ struct Photon: Sendable {
             var tags: [String: String] = [:]
             if let key = properties?.osmKey, let value = properties?.osmValue { tags[key] = value }
             places.append(
-                Place(id: "photon:\(osmType):\(identity)", name: name, location: location, types: OSMTypes.types(tags: tags)))
+                Place(
+                    id: "photon:\(osmType):\(identity)", name: name, location: location,
+                    types: OSMTypes.types(tags: tags)))
         }
         return .success(places)
     }

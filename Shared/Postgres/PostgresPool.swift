@@ -1,7 +1,6 @@
 import CLibPQ
 import Runtime
 
-
 /// One schema migration: applied once, in version order, by `PostgresPool.migrate`.
 public struct Migration: Sendable {
     public let version: Int

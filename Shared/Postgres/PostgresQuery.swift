@@ -56,8 +56,9 @@ public struct PostgresQuery: ExpressibleByStringInterpolation, Sendable {
         }
 
         public mutating func appendInterpolation(_ value: [UInt8]?) {
-            append(value.map { PostgresBind(value: .binary($0), typeOID: PostgresBind.OID.bytea) }
-                ?? PostgresBind(null: PostgresBind.OID.bytea))
+            append(
+                value.map { PostgresBind(value: .binary($0), typeOID: PostgresBind.OID.bytea) }
+                    ?? PostgresBind(null: PostgresBind.OID.bytea))
         }
 
         /// text[]

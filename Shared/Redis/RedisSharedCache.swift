@@ -60,7 +60,8 @@ public struct RedisSharedCache<Value: Codable & Sendable>: Sendable {
             guard let values = reply.array, values.count == unique.count else { return [:] }
             var out: [String: Value] = [:]
             for (key, value) in zip(unique, values) {
-                guard case .string(let bytes) = value, let decoded = try? JSONDecoder().decode(Value.self, from: Data(bytes))
+                guard case .string(let bytes) = value,
+                    let decoded = try? JSONDecoder().decode(Value.self, from: Data(bytes))
                 else { continue }
                 out[key] = decoded
             }
@@ -77,7 +78,8 @@ public struct RedisSharedCache<Value: Codable & Sendable>: Sendable {
         do {
             try await redis.set(prefix + key, Array(bytes), ttl: ttl)
         } catch {
-            logger.warning("shared cache write failed", [LogKeys.cachePrefix: .string(prefix), LogKeys.error: "\(error)"])
+            logger.warning(
+                "shared cache write failed", [LogKeys.cachePrefix: .string(prefix), LogKeys.error: "\(error)"])
         }
     }
 

@@ -67,7 +67,9 @@ public struct ComparableResolver: Sendable {
                 TickerCitations.extract("\(hit.title) \(hit.snippet ?? "")").map { ($0, hit) }
             }
             var unique: [(String, ExaHit)] = []
-            for (symbol, hit) in cited where !unique.contains(where: { $0.0 == symbol }) { unique.append((symbol, hit)) }
+            for (symbol, hit) in cited where !unique.contains(where: { $0.0 == symbol }) {
+                unique.append((symbol, hit))
+            }
             raw = unique.prefix(3).enumerated().map { i, item in
                 (item.0, item.0, scores[i], "Cited as a listed company in coverage of \(brand).", item.1.url)
             }
@@ -108,7 +110,8 @@ public struct ComparableResolver: Sendable {
                 picks; sourceUrl must be one of the evidence urls. Never invent a ticker.
                 """,
             user: .text(
-                "Brand: \(brand)\(sector.map { "\nSector: \($0)" } ?? "")\nEvidence: \(String(decoding: json, as: UTF8.self))"),
+                "Brand: \(brand)\(sector.map { "\nSector: \($0)" } ?? "")\nEvidence: \(String(decoding: json, as: UTF8.self))"
+            ),
             temperature: 0.1, timeoutPerModel: .seconds(20), feature: "comparables")
         return outcome.result?.value
     }

@@ -40,7 +40,8 @@ public struct TickerResolver: Sendable {
         return BrandResolution(
             brand: Brand(
                 name: name.trimmingCharacters(in: .whitespacesAndNewlines), parent: entry.parent,
-                isPublic: entry.isPublic, ticker: Ticker(symbol: entry.ticker, exchange: entry.exchange, parent: entry.parent),
+                isPublic: entry.isPublic,
+                ticker: Ticker(symbol: entry.ticker, exchange: entry.exchange, parent: entry.parent),
                 sector: entry.sector),
             sources: [Source(provider: .manual, fetchedAt: Timestamp.iso8601(now), confidence: .high)])
     }
@@ -137,7 +138,10 @@ public struct TickerResolver: Sendable {
             }
         }
         for candidate in candidates.prefix(3) {
-            guard let citing = hits.first(where: { TickerCitations.cites("\($0.title) \($0.snippet ?? "")", candidate.symbol) }),
+            guard
+                let citing = hits.first(where: {
+                    TickerCitations.cites("\($0.title) \($0.snippet ?? "")", candidate.symbol)
+                }),
                 let quote = await market.quote(candidate.symbol)
             else { continue }
             var sources = [exa.source(for: citing, confidence: .high)]

@@ -122,7 +122,8 @@ package final class ConnectionPool<Connection: AnyObject & Sendable>: Sendable {
         package var closedError: @Sendable () -> any Error
 
         package init(
-            open: @escaping @Sendable () async throws -> Connection, isUsable: @escaping @Sendable (Connection) async -> Bool,
+            open: @escaping @Sendable () async throws -> Connection,
+            isUsable: @escaping @Sendable (Connection) async -> Bool,
             close: @escaping @Sendable (Connection) async -> Void, timeoutError: @escaping @Sendable () -> any Error,
             closedError: @escaping @Sendable () -> any Error
         ) {

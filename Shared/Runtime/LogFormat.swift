@@ -6,7 +6,8 @@ public enum LogFormat: Sendable, Equatable {
     case json, text
 
     /// `LOG_FORMAT=json|text`; unset (or anything else): text when standard error is a terminal, else JSON lines.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> LogFormat
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> LogFormat
     {
         switch environment["LOG_FORMAT"]?.lowercased() {
         case "json": .json

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// A structured value for a log field.
-public enum LogValue: Sendable, ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+public enum LogValue: Sendable, ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral,
     ExpressibleByFloatLiteral, CustomStringConvertible
 {
     case string(String)
@@ -114,7 +115,8 @@ public struct Logger: Sendable {
         var line = "{\"ts\":\"\(Timestamp.iso8601(Date()))\",\"level\":\"\(level.name)\",\"logger\":"
         line += JSONText.quote(label)
         line += ",\"msg\":" + JSONText.quote(message)
-        for (key, value) in metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key }) {
+        for (key, value) in metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key }
+        ) {
             line += "," + JSONText.quote(key) + ":" + value.json
         }
         line += "}\n"

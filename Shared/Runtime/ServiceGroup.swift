@@ -102,7 +102,9 @@ public final class ServiceGroup: Sendable {
             }
             readiness.set(false)
             if case .serviceEnded(let name, let error) = cause {
-                logger.error("service ended on its own", [LogKeys.service: .string(name), LogKeys.error: "\(error.map { "\($0)" } ?? "none")"])
+                logger.error(
+                    "service ended on its own",
+                    [LogKeys.service: .string(name), LogKeys.error: "\(error.map { "\($0)" } ?? "none")"])
             }
             logger.info("shutting down", [LogKeys.reason: .string(cause.description)])
 

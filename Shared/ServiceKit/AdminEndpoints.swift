@@ -25,7 +25,8 @@ public struct AdminEndpoints: Sendable {
                 ? .json(200, raw: Array(#"{"ready":true}"#.utf8)) : .json(503, raw: Array(#"{"ready":false}"#.utf8))
         case "/metrics":
             return HTTPResponse(
-                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.render().utf8))
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
+                body: Array(metrics.render().utf8))
         default:
             return nil
         }

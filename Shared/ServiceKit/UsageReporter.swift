@@ -34,7 +34,8 @@ public final class UsageReporter: Service {
 
     /// A reporter flushing every `USAGE_REPORT_INTERVAL_MS` (default 10 s).
     public static func fromEnvironment(_ env: Environment, redis: RedisClient, logger: Logger) -> UsageReporter {
-        UsageReporter(redis: redis, interval: env.milliseconds("USAGE_REPORT_INTERVAL_MS", default: .seconds(10)), logger: logger)
+        UsageReporter(
+            redis: redis, interval: env.milliseconds("USAGE_REPORT_INTERVAL_MS", default: .seconds(10)), logger: logger)
     }
 
     /// The hourly bucket key of `date` (UTC).

@@ -11,7 +11,10 @@ import Testing
         // Basket: (0.5 + 2/9) / 2 = 13/36. SPY's last four: 101 → 110 = +9/101. C has one close: omitted.
         let result = try #require(
             Backtest.compute(
-                [(ticker: "A", closes: [10, 11, 12, 15]), (ticker: "B", closes: [20, 20, 18, 16, 20, 22]), (ticker: "C", closes: [5])],
+                [
+                    (ticker: "A", closes: [10, 11, 12, 15]), (ticker: "B", closes: [20, 20, 18, 16, 20, 22]),
+                    (ticker: "C", closes: [5]),
+                ],
                 benchmark: [100, 101, 102, 104, 110], period: .threeMonths, now: Date(timeIntervalSince1970: 0)))
         #expect(abs(result.totalReturn - 13.0 / 36.0) < 1e-12)
         #expect(abs(result.benchmarkReturn - 9.0 / 101.0) < 1e-12)
@@ -26,10 +29,14 @@ import Testing
     }
 
     @Test func withoutABenchmarkTheSpreadIsTheReturnAndNoHistoryIsNoResult() throws {
-        let flat = try #require(Backtest.compute([(ticker: "A", closes: [10, 12])], benchmark: nil, period: .oneMonth, now: Date()))
+        let flat = try #require(
+            Backtest.compute([(ticker: "A", closes: [10, 12])], benchmark: nil, period: .oneMonth, now: Date()))
         #expect(abs(flat.totalReturn - 0.2) < 1e-12 && flat.benchmarkReturn == 0 && flat.spread == flat.totalReturn)
         #expect(flat.benchmarkSeries == [1, 1])
-        #expect(Backtest.compute([(ticker: "A", closes: [10]), (ticker: "B", closes: [1, .nan])], benchmark: nil, period: .oneMonth, now: Date()) == nil)
+        #expect(
+            Backtest.compute(
+                [(ticker: "A", closes: [10]), (ticker: "B", closes: [1, .nan])], benchmark: nil, period: .oneMonth,
+                now: Date()) == nil)
     }
 
     @Test func sparklinesKeepTwentyPointsAndTheEnds() {
@@ -40,7 +47,10 @@ import Testing
     }
 
     @Test func symbolsAreTheOriginalsAndReadinessFollowsThem() {
-        #expect(BacktestCommand.symbols([" aapl", "AAPL", "BRK.B", "TOOLONGSYM", "1ABC", "X-Y"]) == ["AAPL", "BRK.B", "X-Y"])
+        #expect(
+            BacktestCommand.symbols([" aapl", "AAPL", "BRK.B", "TOOLONGSYM", "1ABC", "X-Y"]) == [
+                "AAPL", "BRK.B", "X-Y",
+            ])
         let entry = { (t: String) in WatchEntry(ticker: t, source: .manual, createdAt: "2026-01-01T00:00:00.000Z") }
         #expect(!WatchlistCommands.summary([entry("BRAND NAME CO")], updatedAt: "now").backtestReady)
         #expect(WatchlistCommands.summary([entry("BRAND NAME CO"), entry("MSFT")], updatedAt: "now").backtestReady)

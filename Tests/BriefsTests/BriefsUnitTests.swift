@@ -20,9 +20,14 @@ import Testing
             WatchEntry(ticker: "T\(i)", sector: sector, source: .manual, createdAt: "2026-01-01T00:00:00.000Z")
         }
         let summary = WatchlistCommands.summary(entries, updatedAt: "now")
-        #expect(summary.sectors == [.init(sector: "Tech", count: 2, pct: 0.5), .init(sector: "Uncategorized", count: 2, pct: 0.5)])
+        #expect(
+            summary.sectors == [
+                .init(sector: "Tech", count: 2, pct: 0.5), .init(sector: "Uncategorized", count: 2, pct: 0.5),
+            ])
         #expect(summary.tickerCount == 4 && summary.backtestReady)
-        #expect(WatchlistCommands.summary([], updatedAt: "now") == WatchListSummary(sectors: [], backtestReady: false, tickerCount: 0, updatedAt: "now"))
+        #expect(
+            WatchlistCommands.summary([], updatedAt: "now")
+                == WatchListSummary(sectors: [], backtestReady: false, tickerCount: 0, updatedAt: "now"))
     }
 
     @Test func headlinesNewestFirstAndTheFloorKeepsUnscored() {
@@ -48,7 +53,8 @@ import Testing
         #expect(jobs.first { $0.job == "briefs.movement" }?.schedule == .minutes(every: 60, offset: 0))
         #expect(jobs.first { $0.job == "briefs.find_evolution" }?.schedule == .minutes(every: 15, offset: 7))
 
-        let brief = DailyBrief(headline: String(repeating: "h", count: 300), body: "b", generatedAt: "2026-12-01T07:00:00.000Z")
+        let brief = DailyBrief(
+            headline: String(repeating: "h", count: 300), body: "b", generatedAt: "2026-12-01T07:00:00.000Z")
         let daily = DailyBriefs.pushRequest(userId: "u1", brief: brief, day: "20261201")
         #expect(daily.title == "Your morning read" && daily.body.count == 240 && daily.eventKey == .dailyBrief)
         #expect(daily.dedupe == [PushDedupe(slot: "daily_brief", key: "20261201")])

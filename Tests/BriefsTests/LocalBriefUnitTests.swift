@@ -9,9 +9,12 @@ import Testing
 @Suite struct LocalBriefUnitTests {
     @Test func nominatimFieldPrecedence() {
         let parsed = ReverseGeocoder.parse(
-            Array(#"{"address":{"borough":"B","city_district":"CD","village":"V","county":"C","state":"S","postcode":"1"}}"#.utf8))
+            Array(
+                #"{"address":{"borough":"B","city_district":"CD","village":"V","county":"C","state":"S","postcode":"1"}}"#
+                    .utf8))
         #expect(parsed == LocalBriefPlace(neighborhood: "CD", city: "V", state: "S", zip: "1"))
-        let first = ReverseGeocoder.parse(Array(#"{"address":{"neighbourhood":"N","suburb":"Su","city":"Ci","town":"T"}}"#.utf8))
+        let first = ReverseGeocoder.parse(
+            Array(#"{"address":{"neighbourhood":"N","suburb":"Su","city":"Ci","town":"T"}}"#.utf8))
         #expect(first == LocalBriefPlace(neighborhood: "N", city: "Ci"))
         #expect(ReverseGeocoder.parse(Array(#"{"address":{"road":"Main St"}}"#.utf8)) == nil)
         #expect(ReverseGeocoder.parse(Array(#"{"error":"Unable to geocode"}"#.utf8)) == nil)
@@ -24,7 +27,10 @@ import Testing
     }
 
     @Test func paragraphsAreCleanedAndCappedAtFour() {
-        #expect(LocalBriefWriter.paragraphs(["**One**", " ", "Two", "Three", "Four", "Five"]) == ["One", "Two", "Three", "Four"])
+        #expect(
+            LocalBriefWriter.paragraphs(["**One**", " ", "Two", "Three", "Four", "Five"]) == [
+                "One", "Two", "Three", "Four",
+            ])
         #expect(LocalBriefWriter.outage(place: LocalBriefPlace(city: "Oakland")).count == 3)
         #expect(LocalBriefWriter.outage(place: LocalBriefPlace()).first?.contains("this area") == true)
     }

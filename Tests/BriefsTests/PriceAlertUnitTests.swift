@@ -25,7 +25,8 @@ import Testing
     }
 
     @Test func onePushNamesTheAlertAndManyNameUpToThreeTickers() {
-        let one = PriceAlertCommands.push(userId: "u", alerts: [Self.alert("alt_1", "AAPL", .priceAbove, 190.5)], day: "20261201")
+        let one = PriceAlertCommands.push(
+            userId: "u", alerts: [Self.alert("alt_1", "AAPL", .priceAbove, 190.5)], day: "20261201")
         #expect(one.title == "Price alert: $AAPL" && one.body == "$AAPL crossed above $190.50")
         #expect(one.eventKey == .priceAlerts && one.target == PushTarget(type: "alerts"))
         #expect(one.data == ["kind": .string("price_alert"), "tickers": .array([.string("AAPL")])])

@@ -12,17 +12,22 @@ import Testing
         _ ticker: String, sector: String?, distance: Double = 100, pct: Double? = nil, pushed: Bool = false
     ) -> Policy.Candidate {
         Policy.Candidate(
-            place: Policy.NearbyBrand(placeId: "p-\(ticker)", brand: "\(ticker) Brand", ticker: ticker, sector: sector, lat: 1, lng: 2),
+            place: Policy.NearbyBrand(
+                placeId: "p-\(ticker)", brand: "\(ticker) Brand", ticker: ticker, sector: sector, lat: 1, lng: 2),
             distance: distance, changePct: pct, previouslyPushed: pushed)
     }
 
-    static func find(_ id: String, ticker: String?, sector: String?, tile: String? = nil, price: Double? = nil) -> FindsReadModel.Row {
-        FindsReadModel.Row(findId: id, brand: "Brand \(id)", ticker: ticker, sector: sector, geohash6: tile, foundPrice: price)
+    static func find(_ id: String, ticker: String?, sector: String?, tile: String? = nil, price: Double? = nil)
+        -> FindsReadModel.Row
+    {
+        FindsReadModel.Row(
+            findId: id, brand: "Brand \(id)", ticker: ticker, sector: sector, geohash6: tile, foundPrice: price)
     }
 
     @Test func scoringFollowsTheContractTable() {
         let context = Policy.Context(
-            affinitySectors: ["Consumer Discretionary", "Information Technology"], sectorsWithFinds: ["Consumer Discretionary"],
+            affinitySectors: ["Consumer Discretionary", "Information Technology"],
+            sectorsWithFinds: ["Consumer Discretionary"],
             tileHasFinds: false)
         // Affinity (+2) in a sector with finds: no empty-sector bonus; first in tile (+1).
         #expect(Policy.score(Self.candidate("A", sector: "Consumer Discretionary"), context).score == 3)
@@ -53,10 +58,14 @@ import Testing
 
     @Test func candidatesSkipOwnedTickersAndKeepTheNearestPerTicker() {
         let brands = [
-            Policy.NearbyBrand(placeId: "s1", brand: "Starbucks", ticker: "SBUX", sector: "Consumer Discretionary", lat: 0.005, lng: 0),
-            Policy.NearbyBrand(placeId: "s2", brand: "Starbucks", ticker: "SBUX", sector: "Consumer Discretionary", lat: 0.001, lng: 0),
-            Policy.NearbyBrand(placeId: "m1", brand: "McDonald's", ticker: "MCD", sector: "Consumer Discretionary", lat: 0.002, lng: 0),
-            Policy.NearbyBrand(placeId: "t1", brand: "Target", ticker: "TGT", sector: "Consumer Staples", lat: 0.003, lng: 0),
+            Policy.NearbyBrand(
+                placeId: "s1", brand: "Starbucks", ticker: "SBUX", sector: "Consumer Discretionary", lat: 0.005, lng: 0),
+            Policy.NearbyBrand(
+                placeId: "s2", brand: "Starbucks", ticker: "SBUX", sector: "Consumer Discretionary", lat: 0.001, lng: 0),
+            Policy.NearbyBrand(
+                placeId: "m1", brand: "McDonald's", ticker: "MCD", sector: "Consumer Discretionary", lat: 0.002, lng: 0),
+            Policy.NearbyBrand(
+                placeId: "t1", brand: "Target", ticker: "TGT", sector: "Consumer Staples", lat: 0.003, lng: 0),
         ]
         let out = Policy.candidates(brands, lat: 0, lng: 0, owned: ["MCD"], pushed: ["TGT"])
         #expect(out.map(\.ticker) == ["SBUX", "TGT"] && out[0].placeId == "s2" && abs(out[0].distance - 111.2) < 1)
@@ -90,21 +99,27 @@ import Testing
     @Test func theUncaughtPushIsTheContractRowForThatTokenOnly() throws {
         #expect(Policy.distance(4) == "10m" && Policy.distance(236) == "240m" && Policy.distance(994) == "990m")
         #expect(Policy.distance(1049) == "1.0km" && Policy.distance(1260) == "1.3km")
-        #expect(Policy.body(brand: "Target", ticker: "TGT", metres: nil) == "Target (TGT) is nearby and isn't in your universe yet")
+        #expect(
+            Policy.body(brand: "Target", ticker: "TGT", metres: nil)
+                == "Target (TGT) is nearby and isn't in your universe yet")
         let winner = try #require(
             Policy.winner(
                 [Self.candidate("TGT", sector: "Consumer Staples", distance: 236)],
                 Policy.Context(affinitySectors: [], sectorsWithFinds: [], tileHasFinds: false)))
         let push = Policy.push(
-            userId: "u1", tokenId: "push_1", winner: winner, day: "20261201", week: "20261130", spentToday: 0, spentThisWeek: 2)
+            userId: "u1", tokenId: "push_1", winner: winner, day: "20261201", week: "20261130", spentToday: 0,
+            spentThisWeek: 2)
         #expect(push.title == "Uncaught nearby — TGT Brand" && push.tokenId == "push_1" && push.userIds == ["u1"])
-        #expect(push.body == "TGT Brand (TGT) is 240m away and isn't in your universe yet" && push.eventKey == .uncaughtNearby)
+        #expect(
+            push.body == "TGT Brand (TGT) is 240m away and isn't in your universe yet"
+                && push.eventKey == .uncaughtNearby)
         #expect(push.data["kind"] == .string("uncaught_nearby") && push.data["ticker"] == .string("TGT"))
         #expect(push.target.type == "map" && push.target.fields["placeId"] == .string("p-TGT"))
         #expect(push.target.fields["reason"] == .string("TGT Brand adds a nearby Consumer Staples company to explore."))
         #expect(
             push.dedupe == [
-                PushDedupe(slot: "uncaught:push_1:TGT", key: "1"), PushDedupe(slot: "uncaught_day:push_1", key: "20261201:1"),
+                PushDedupe(slot: "uncaught:push_1:TGT", key: "1"),
+                PushDedupe(slot: "uncaught_day:push_1", key: "20261201:1"),
                 PushDedupe(slot: "uncaught_week:push_1", key: "20261130:3"),
             ])
     }
@@ -122,13 +137,16 @@ import Testing
         #expect(FindEvolution.due(finds, prices: ["T1": 126], pushed: ["1": 25]).isEmpty)
         #expect(FindEvolution.due(finds, prices: ["T1": 151], pushed: ["1": 25]).map(\.tier) == [50])
         // Unpriced and unquoted finds are skipped, never estimated.
-        #expect(FindEvolution.due([Self.find("9", ticker: "T9", sector: nil)], prices: ["T9": 500], pushed: [:]).isEmpty)
+        #expect(
+            FindEvolution.due([Self.find("9", ticker: "T9", sector: nil)], prices: ["T9": 500], pushed: [:]).isEmpty)
     }
 
     @Test func theEvolutionPushIsTheContractRow() {
         let find = Self.find("f1", ticker: "CMG", sector: nil, price: 100)
         let spatial = FindEvolution.push(userId: "u1", find: find, ticker: "CMG", tier: 25, pct: 26.4, place: "Mission")
-        #expect(spatial.title == "Brand f1 evolved" && spatial.body == "The Brand f1 you spotted near Mission is up 26% since you found it")
+        #expect(
+            spatial.title == "Brand f1 evolved"
+                && spatial.body == "The Brand f1 you spotted near Mission is up 26% since you found it")
         #expect(spatial.dedupe == [PushDedupe(slot: "evo:f1", key: "25")] && spatial.tokenId == nil)
         #expect(spatial.data["tier"] == .number(25) && spatial.data["place"] == .string("Mission"))
         #expect(spatial.target == PushTarget(type: "company", fields: ["ticker": .string("CMG")]))

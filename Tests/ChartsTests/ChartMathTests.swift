@@ -34,8 +34,10 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
         let x = bars.map { Double($0.ts - bars[0].ts) / 86_400 }
         let y = bars.map { log($0.close) }
         let n = Double(bars.count)
-        let sx = x.reduce(0, +), sy = y.reduce(0, +)
-        let sxx = zip(x, x).map(*).reduce(0, +), sxy = zip(x, y).map(*).reduce(0, +)
+        let sx = x.reduce(0, +)
+        let sy = y.reduce(0, +)
+        let sxx = zip(x, x).map(*).reduce(0, +)
+        let sxy = zip(x, y).map(*).reduce(0, +)
         let slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)
         let intercept = (sy - slope * sx) / n
         let ssr = zip(x, y).map { pow($1 - intercept - slope * $0, 2) }.reduce(0, +)
@@ -47,17 +49,22 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
 
     @Test func monthlyReturnsGroupByTheLaterBarsMonth() {
         // 2026-01-30, 01-31, 02-01, 02-02 (UTC).
-        let bars = [100.0, 110, 99, 99].enumerated().map { PriceBar(ts: 1_769_731_200 + Int64($0.offset) * 86_400, close: $0.element) }
+        let bars = [100.0, 110, 99, 99].enumerated().map {
+            PriceBar(ts: 1_769_731_200 + Int64($0.offset) * 86_400, close: $0.element)
+        }
         let months = ChartMath.monthlyReturns(bars)
         #expect(months.map(\.month) == [1, 2] && months.map(\.year) == [2026, 2026])
         #expect(months[0].returns.count == 1 && abs(months[0].returns[0] - 0.1) < 1e-12)
-        #expect(months[1].returns.count == 2 && abs(months[1].returns[0] - (99.0 / 110 - 1)) < 1e-12 && months[1].returns[1] == 0)
+        #expect(
+            months[1].returns.count == 2 && abs(months[1].returns[0] - (99.0 / 110 - 1)) < 1e-12
+                && months[1].returns[1] == 0)
     }
 
     @Test func gaussianKDEIsADensity() {
         let samples = syntheticBars().map { log($0.close) }
         let h = ChartMath.silvermanBandwidth(samples)
-        let lo = (samples.min() ?? 0) - 6 * h, hi = (samples.max() ?? 0) + 6 * h
+        let lo = (samples.min() ?? 0) - 6 * h
+        let hi = (samples.max() ?? 0) + 6 * h
         let grid = (0...2000).map { lo + (hi - lo) * Double($0) / 2000 }
         let density = ChartMath.gaussianKDE(samples, grid: grid, bandwidth: h)
         let area = zip(density, density.dropFirst()).map { ($0 + $1) / 2 * (hi - lo) / 2000 }.reduce(0, +)
@@ -70,7 +77,8 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
 
     @Test func silvermanBandwidthFollowsTheRule() {
         let samples = (1...100).map { Double($0) }
-        let n = 100.0, mean = 50.5
+        let n = 100.0
+        let mean = 50.5
         let sd = (samples.map { pow($0 - mean, 2) }.reduce(0, +) / (n - 1)).squareRoot()
         let iqr = ChartMath.quantile(samples, 0.75) - ChartMath.quantile(samples, 0.25)
         #expect(abs(ChartMath.silvermanBandwidth(samples) - 0.9 * min(sd, iqr / 1.34) * pow(n, -0.2)) < 1e-12)
@@ -79,7 +87,9 @@ func syntheticBars(count: Int = 120, start: Double = 100, seed: UInt64 = 7) -> [
     @Test func volumeProfileFindsPocAndValueArea() throws {
         // Closes 10…19, one bar each, volumes peaking at 15.
         let volumes: [Double] = [1, 2, 3, 5, 8, 20, 9, 4, 2, 1]
-        let bars = volumes.enumerated().map { PriceBar(ts: Int64($0.offset) * 86_400, close: 10 + Double($0.offset), volume: $0.element) }
+        let bars = volumes.enumerated().map {
+            PriceBar(ts: Int64($0.offset) * 86_400, close: 10 + Double($0.offset), volume: $0.element)
+        }
         let profile = try #require(ChartMath.volumeProfile(bars, bins: 9, share: 0.7))
         #expect(profile.lower == 10 && profile.binWidth == 1)
         // The top bin holds both 18 and 19 (the highest close sits in the last bin).

@@ -18,9 +18,11 @@ import Testing
 
     @Test func numbersBehindTheChartsAreTheMaths() throws {
         let bars = syntheticBars()
-        let regression = try ChartRenderer.draw(ChartRequest(kind: .regression, ticker: "T", period: "6mo", bars: bars, source: "s"))
+        let regression = try ChartRenderer.draw(
+            ChartRequest(kind: .regression, ticker: "T", period: "6mo", bars: bars, source: "s"))
         #expect(regression.facts["slopePerDay"] == ChartMath.logTrend(bars)?.slopePerDay)
-        let auction = try ChartRenderer.draw(ChartRequest(kind: .auction, ticker: "T", period: "6mo", bars: bars, source: "s"))
+        let auction = try ChartRenderer.draw(
+            ChartRequest(kind: .auction, ticker: "T", period: "6mo", bars: bars, source: "s"))
         let profile = try #require(ChartMath.volumeProfile(bars))
         #expect(auction.levels == AuctionLevels(poc: profile.poc, vah: profile.vah, val: profile.val))
     }
@@ -32,14 +34,16 @@ import Testing
         }
         let noVolume = syntheticBars().map { PriceBar(ts: $0.ts, close: $0.close) }
         #expect(throws: ChartError.self) {
-            try ChartRenderer.draw(ChartRequest(kind: .auction, ticker: "T", period: "1mo", bars: noVolume, source: "s"))
+            try ChartRenderer.draw(
+                ChartRequest(kind: .auction, ticker: "T", period: "1mo", bars: noVolume, source: "s"))
         }
         #expect(PNGInfo.inspect(Array("not a png".utf8)) == nil)
     }
 
     @Test func aFullQueueAnswersBusyAtOnce() async {
         let renderer = ChartRenderer(workers: 1, maxWaiting: 1)
-        let request = ChartRequest(kind: .ridge, ticker: "T", period: "6mo", bars: syntheticBars(count: 250), source: "s")
+        let request = ChartRequest(
+            kind: .ridge, ticker: "T", period: "6mo", bars: syntheticBars(count: 250), source: "s")
         let outcomes = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<6 { group.addTask { (try? await renderer.render(request)) != nil } }
             return await group.reduce(into: [Bool]()) { $0.append($1) }

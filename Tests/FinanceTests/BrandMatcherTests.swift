@@ -39,14 +39,18 @@ struct BrandMatcherTests {
     }
 
     @Test func noFalseHitsInsideWords() {
-        for text in ["Targeted Marketing Agency", "Fordham University", "Applebee Farm Stand", "Shellfish Shack",
+        for text in [
+            "Targeted Marketing Agency", "Fordham University", "Applebee Farm Stand", "Shellfish Shack",
             "Visalia Auto Body", "Artisan Bakery", "Hollywood Nails", "Costcutter", "Delta Dental of Ohio",
             "United States Post Office", "Lincoln Park Zoo", "Chasewood Apartments", "Kfcx Outlet",
             "Old Dominion University", "Mount Gilead Baptist Church", "Dupont Circle Hotel", "Roche Bros. Market",
-            "The Crown Castle Inn", "Verano Taqueria", "Mesa Air Conditioning", "Polestar Pilates", "Cresco Family Dental",
-            "Liquor Depot", "Canadian National Exhibition"]
-        {
-            #expect(matcher.longestSubstring(text) == nil, "\(text) → \(String(describing: matcher.longestSubstring(text)?.key))")
+            "The Crown Castle Inn", "Verano Taqueria", "Mesa Air Conditioning", "Polestar Pilates",
+            "Cresco Family Dental",
+            "Liquor Depot", "Canadian National Exhibition",
+        ] {
+            #expect(
+                matcher.longestSubstring(text) == nil,
+                "\(text) → \(String(describing: matcher.longestSubstring(text)?.key))")
         }
         // Short keys (< 4 characters) only ever match directly.
         #expect(matcher.longestSubstring("KFC Drive Thru") == nil)
@@ -83,7 +87,8 @@ struct BrandMatcherTests {
         let split = matcher.matchAny(["THE HOME", "DEPOT", "more saving. more doing."])
         #expect(split?.entry.ticker == "HD" && split?.method == .substring)
         // Longest substring over all candidates.
-        #expect(matcher.matchAny(["Welcome to Holiday Inn", "Holiday Inn Express lobby"])?.key == "holiday inn express")
+        #expect(
+            matcher.matchAny(["Welcome to Holiday Inn", "Holiday Inn Express lobby"])?.key == "holiday inn express")
         // Parent names last.
         #expect(matcher.matchAny(["a Restaurant Brands", "International company"])?.entry.ticker == "QSR")
         #expect(matcher.matchAny([]) == nil)
@@ -113,7 +118,9 @@ struct BrandMatcherTests {
         for key in seed.entries.keys.sorted() {
             guard let entry = seed.entries[key] else { continue }
             let loose = key.lowercased().filter { $0.isLetter || $0.isNumber }
-            if let other = byLoose[loose], other != entry.ticker { collisions.append("\(key): \(other)/\(entry.ticker)") }
+            if let other = byLoose[loose], other != entry.ticker {
+                collisions.append("\(key): \(other)/\(entry.ticker)")
+            }
             byLoose[loose] = entry.ticker
         }
         #expect(collisions.isEmpty, "\(collisions)")

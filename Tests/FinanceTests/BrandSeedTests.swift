@@ -90,17 +90,19 @@ struct BrandSeedTests {
 
     /// Brands of private companies (or ones taken private) are absent: not in seed = private.
     @Test func privateBrandsAreAbsent() {
-        for key in ["chick-fil-a", "subway", "in-n-out", "trader joe's", "aldi", "ikea", "publix", "wawa",
+        for key in [
+            "chick-fil-a", "subway", "in-n-out", "trader joe's", "aldi", "ikea", "publix", "wawa",
             "walgreens", "skechers", "red bull", "dunkin'", "arby's", "panera bread", "nordstrom", "pringles",
-            "frosted flakes", "big lots", "spirit airlines", "reebok", "sperry", "denny's"]
-        {
+            "frosted flakes", "big lots", "spirit airlines", "reebok", "sperry", "denny's",
+        ] {
             #expect(seed.entry(forKey: key) == nil, "\(key) should not be in the seed")
         }
     }
 
     @Test func decodesAnotherSeedText() throws {
         let other = try BrandSeed(
-            json: #"{"Acme  Widgets": {"ticker": "ACME", "exchange": "NYSE", "parent": "Acme Corp", "sector": "Industrials", "isPublic": true}}"#
+            json:
+                #"{"Acme  Widgets": {"ticker": "ACME", "exchange": "NYSE", "parent": "Acme Corp", "sector": "Industrials", "isPublic": true}}"#
         )
         #expect(other.entry(forKey: "acme widgets")?.ticker == "ACME")
         #expect(other.tickers == ["ACME"])

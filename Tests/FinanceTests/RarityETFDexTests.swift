@@ -4,27 +4,30 @@ import Testing
 
 struct RarityTests {
     /// §a.6: not in seed → legendary; in seed and isPublic == false → rare; else common; uncommon never.
-    @Test(arguments: [
-        // (ticker, comparable, isPublic, expected)
-        ("MCD", nil, true, DexRarity.common),  // public seed brand
-        (" mcd ", nil, true, .common),  // trimmed + uppercased
-        ("MCD", nil, nil, .common),  // unknown isPublic counts as public
-        (nil, "SBUX", false, .rare),  // private brand, seed comparable
-        ("", "sbux", false, .rare),  // empty ticker falls through to comparable
-        (nil, "ZZZZ", false, .legendary),  // private brand, unknown comparable
-        (nil, nil, false, .legendary),  // private, no comparable
-        ("ZZZZ", nil, true, .legendary),  // public but not in the seed (resolved by quote)
-        ("MCD", "ZZZZ", false, .rare),  // ticker wins over comparable
-        ("ZZZZ", "MCD", true, .legendary),  // ticker wins even when it is not in the seed
-        (nil, nil, nil, .legendary),
-    ] as [(String?, String?, Bool?, DexRarity)])
+    @Test(
+        arguments: [
+            // (ticker, comparable, isPublic, expected)
+            ("MCD", nil, true, DexRarity.common),  // public seed brand
+            (" mcd ", nil, true, .common),  // trimmed + uppercased
+            ("MCD", nil, nil, .common),  // unknown isPublic counts as public
+            (nil, "SBUX", false, .rare),  // private brand, seed comparable
+            ("", "sbux", false, .rare),  // empty ticker falls through to comparable
+            (nil, "ZZZZ", false, .legendary),  // private brand, unknown comparable
+            (nil, nil, false, .legendary),  // private, no comparable
+            ("ZZZZ", nil, true, .legendary),  // public but not in the seed (resolved by quote)
+            ("MCD", "ZZZZ", false, .rare),  // ticker wins over comparable
+            ("ZZZZ", "MCD", true, .legendary),  // ticker wins even when it is not in the seed
+            (nil, nil, nil, .legendary),
+        ] as [(String?, String?, Bool?, DexRarity)])
     func classify(ticker: String?, comparable: String?, isPublic: Bool?, expected: DexRarity) {
         #expect(RarityClassifier.classify(ticker: ticker, comparable: comparable, isPublic: isPublic) == expected)
     }
 
     @Test func neverUncommonAndUsesTheGivenSeed() throws {
         let seed = try BrandSeed(
-            json: #"{"acme": {"ticker": "ACME", "exchange": "NYSE", "parent": "Acme", "sector": "Energy", "isPublic": true}}"#)
+            json:
+                #"{"acme": {"ticker": "ACME", "exchange": "NYSE", "parent": "Acme", "sector": "Energy", "isPublic": true}}"#
+        )
         #expect(RarityClassifier.classify(ticker: "ACME", comparable: nil, isPublic: true, seed: seed) == .common)
         #expect(RarityClassifier.classify(ticker: "MCD", comparable: nil, isPublic: true, seed: seed) == .legendary)
         for ticker in BrandSeed.shared.tickers.prefix(50) {
@@ -100,9 +103,10 @@ struct SectorETFTests {
         for good in ["MCD", "V", "GOOGL", "XLY", "COST", "LOW", "ALL", "AN"] {
             #expect(TickerValidation.isValidCandidate(good), "\(good)")
         }
-        for bad in ["THE", "AND", "USA", "CEO", "ETF", "INC", "NY", "AI", "NYP", "MSHS", "MOUNT", "", "GOOGLE",
-            "BRK.B", "mcd", "M1", "IT", "NEWS"]
-        {
+        for bad in [
+            "THE", "AND", "USA", "CEO", "ETF", "INC", "NY", "AI", "NYP", "MSHS", "MOUNT", "", "GOOGLE",
+            "BRK.B", "mcd", "M1", "IT", "NEWS",
+        ] {
             #expect(!TickerValidation.isValidCandidate(bad), "\(bad)")
         }
         // A genuine seed listing is never denied.
@@ -134,10 +138,11 @@ struct DexSectorTests {
                  "mystery": {"ticker": "MYST", "exchange": "OTC", "parent": "Mystery", "sector": "Widgets", "isPublic": true}}
                 """#)
         let counts = DexSectors.compute(effectiveTickers: ["MCD", "WEN", "MYST"], seed: seed)
-        #expect(counts == [
-            DexSector(sector: "Consumer Discretionary", found: 2, total: 2),
-            DexSector(sector: "Unknown", found: 1, total: 1),
-        ])
+        #expect(
+            counts == [
+                DexSector(sector: "Consumer Discretionary", found: 2, total: 2),
+                DexSector(sector: "Unknown", found: 1, total: 1),
+            ])
         #expect(DexSectors.completed(counts) == ["Consumer Discretionary", "Unknown"])
         let none = DexSectors.compute(effectiveTickers: [String](), seed: seed)
         #expect(none.map(\.found) == [0, 0])

@@ -8,7 +8,9 @@ import Testing
 @Suite("HTTPClient")
 struct HTTPClientTests {
     @Test func getSendsHeadersAndQueryAndReadsResponseHeaders() async throws {
-        let upstream = try FakeUpstream { _ in .json(200, raw: Array(#"{"ok":true}"#.utf8), headers: [("X-Request-Id", "r-1")]) }
+        let upstream = try FakeUpstream { _ in
+            .json(200, raw: Array(#"{"ok":true}"#.utf8), headers: [("X-Request-Id", "r-1")])
+        }
         let client = try makeClient()
         defer { client.shutdown() }
         let response = try await client.execute(
@@ -51,10 +53,12 @@ struct HTTPClientTests {
         #expect(recorded.body == payload)
 
         let big = [UInt8](repeating: 7, count: 3 << 20)
-        let echoed = try await client.execute(HTTPClientRequest(method: "POST", url: upstream.baseURL + "/big", body: big))
+        let echoed = try await client.execute(
+            HTTPClientRequest(method: "POST", url: upstream.baseURL + "/big", body: big))
         #expect(echoed.status == 201 && echoed.body == big)
 
-        let put = try await client.execute(HTTPClientRequest(method: "put", url: upstream.baseURL + "/x", body: [1, 2]))
+        let put = try await client.execute(
+            HTTPClientRequest(method: "put", url: upstream.baseURL + "/x", body: [1, 2]))
         #expect(put.status == 405)
         let delete = try await client.execute(HTTPClientRequest(method: "DELETE", url: upstream.baseURL + "/x"))
         #expect(delete.status == 405)
@@ -71,7 +75,8 @@ struct HTTPClientTests {
         defer { client.shutdown() }
         let start = ContinuousClock.now
         let error = await #expect(throws: HTTPClientError.self) {
-            _ = try await client.execute(HTTPClientRequest(url: upstream.baseURL + "/slow", timeout: .milliseconds(200)))
+            _ = try await client.execute(
+                HTTPClientRequest(url: upstream.baseURL + "/slow", timeout: .milliseconds(200)))
         }
         #expect(error?.kind == .timeout)
         #expect(error?.isRetriable == false)

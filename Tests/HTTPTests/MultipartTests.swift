@@ -14,7 +14,9 @@ struct MultipartTests {
         #expect(Multipart.boundary(fromContentType: "multipart/form-data") == nil)
         #expect(Multipart.boundary(fromContentType: "multipart/form-data; boundary=") == nil)
         #expect(Multipart.boundary(fromContentType: "application/json; boundary=abc") == nil)
-        #expect(Multipart.boundary(fromContentType: "multipart/form-data; boundary=\(String(repeating: "x", count: 71))") == nil)
+        #expect(
+            Multipart.boundary(fromContentType: "multipart/form-data; boundary=\(String(repeating: "x", count: 71))")
+                == nil)
     }
 
     @Test func parsesFileAndTextParts() throws {

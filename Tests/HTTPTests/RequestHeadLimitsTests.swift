@@ -52,7 +52,8 @@ extension RequestHeadLimitsTests {
             }
             let connection = try await RawConnection.connect(port: server.port)
             defer { connection.close() }
-            let head = Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Device-Id: caf".utf8) + [0xC3, 0x28] + Array("\r\n\r\n".utf8)
+            let head =
+                Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Device-Id: caf".utf8) + [0xC3, 0x28] + Array("\r\n\r\n".utf8)
             try await connection.send(head)
             let badHeader = try await connection.readResponse()
             #expect(badHeader.status == 400)

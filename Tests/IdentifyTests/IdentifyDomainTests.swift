@@ -11,10 +11,12 @@ struct ReadingFallbackTests {
 
     @Test func ocrDirectMatchBeatsAnEarlierSubstringMatch() {
         // Line 1 only contains a seed key; line 2 is one: the direct hit wins although it comes later.
-        let (reading, path) = fallback.reading(ocrLines: ["Starbucks Coffee #1234 Main St", "TARGET"], ocrRan: true, hint: "Nike")
+        let (reading, path) = fallback.reading(
+            ocrLines: ["Starbucks Coffee #1234 Main St", "TARGET"], ocrRan: true, hint: "Nike")
         #expect(path == .ocr)
         #expect(reading.modelUsed == "ocr:tesseract")
-        #expect(reading.detected == [Detection(brand: "TARGET", sector: reading.detected.first?.sector, confidence: .high)])
+        #expect(
+            reading.detected == [Detection(brand: "TARGET", sector: reading.detected.first?.sector, confidence: .high)])
         #expect(reading.visibleText == ["Starbucks Coffee #1234 Main St", "TARGET"])
     }
 
@@ -71,19 +73,23 @@ struct IdentifyEffectsPlanTests {
     {
         Investable(
             brand: Brand(name: name, isPublic: ticker != nil, ticker: ticker.map { Ticker(symbol: $0) }),
-            comparables: comparable.map { [Comparable(ticker: $0, name: "Peer", score: 0.8, reasoning: "", sources: [])] }
+            comparables: comparable.map {
+                [Comparable(ticker: $0, name: "Peer", score: 0.8, reasoning: "", sources: [])]
+            }
                 ?? [],
             confidence: .high, sources: [],
             quote: price.map {
                 Quote(
-                    symbol: ticker ?? "", price: $0, change: 0, changePct: 0, currency: "USD", ts: "2025-12-01T12:00:00Z",
+                    symbol: ticker ?? "", price: $0, change: 0, changePct: 0, currency: "USD",
+                    ts: "2025-12-01T12:00:00Z",
                     disclaimer: "")
             })
     }
 
     static func command(userId: String?, deviceId: String? = nil) -> IdentifyPhotoCommand {
         IdentifyPhotoCommand(
-            photoKey: "k", photoContentType: "image/jpeg", photoBytes: 3, hint: nil, location: LatLng(lat: 40.7, lng: -74),
+            photoKey: "k", photoContentType: "image/jpeg", photoBytes: 3, hint: nil,
+            location: LatLng(lat: 40.7, lng: -74),
             roi: nil, userId: userId, deviceId: deviceId)
     }
 
@@ -97,7 +103,8 @@ struct IdentifyEffectsPlanTests {
 
     @Test func publicTopFindAndItsPush() throws {
         let effects = IdentifyEffectsPlan.compute(
-            Self.command(userId: "u1"), response: Self.response([Self.investable("Starbucks", ticker: "SBUX", price: 90)]),
+            Self.command(userId: "u1"),
+            response: Self.response([Self.investable("Starbucks", ticker: "SBUX", price: 90)]),
             path: .ocr, latencyMs: 42, awardKey: "a1", now: Self.noon)
         let find = try #require(effects.find)
         #expect(find.brand == "Starbucks" && find.ticker == "SBUX" && find.isPublic == true && find.comparable == nil)
@@ -107,7 +114,8 @@ struct IdentifyEffectsPlanTests {
         #expect(push.dedupe == [PushDedupe(slot: "identify_done", key: "2025120112-sbux")])
         #expect(push.target == PushTarget(type: "company", fields: ["ticker": .string("SBUX")]))
         #expect(effects.eventKey == "u1" && effects.awardKey == "a1")
-        #expect(effects.completed.path == "ocr" && effects.completed.signedIn && effects.completed.publicInvestables == 1)
+        #expect(
+            effects.completed.path == "ocr" && effects.completed.signedIn && effects.completed.publicInvestables == 1)
     }
 
     @Test func privateTopFindKeepsItsComparableAndDedupesByBrand() throws {
@@ -122,7 +130,8 @@ struct IdentifyEffectsPlanTests {
 
     @Test func anonymousCallersLeaveOnlyTheEvent() {
         let effects = IdentifyEffectsPlan.compute(
-            Self.command(userId: nil, deviceId: "d1"), response: Self.response([Self.investable("Starbucks", ticker: "SBUX")]),
+            Self.command(userId: nil, deviceId: "d1"),
+            response: Self.response([Self.investable("Starbucks", ticker: "SBUX")]),
             path: .hint, latencyMs: 5, awardKey: "a1", now: Self.noon)
         #expect(effects.find == nil && effects.push == nil)
         #expect(effects.eventKey == "d1" && !effects.completed.signedIn && effects.completed.investables == 1)

@@ -36,7 +36,9 @@ import Testing
             let name = vector["name"]?.string ?? "?"
             let seen = try await Self.run(vector, fixture: try #require(vectors["fixture"]))
             for (path, want) in vector["expect"]?.object ?? [:] {
-                if let problem = Self.mismatch(Self.at(seen, path), want, path: path) { failures.append("\(name): \(problem)") }
+                if let problem = Self.mismatch(Self.at(seen, path), want, path: path) {
+                    failures.append("\(name): \(problem)")
+                }
             }
         }
         #expect(failures == [])
@@ -57,11 +59,18 @@ import Testing
         let http = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, name: "mcp-vectors"),
             handler: MCPHTTPHandler(server: server) { head in
-                head.headers["X-Forwarded-For"]?.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                head.headers["X-Forwarded-For"]?.split(separator: ",").last.map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                } ?? ""
             },
             logger: .init(label: "mcp-vectors", level: .error), metrics: .init())
         try http.start()
-        defer { Task { await http.shutdown(); await peer.shutdown() } }
+        defer {
+            Task {
+                await http.shutdown()
+                await peer.shutdown()
+            }
+        }
 
         let request = vector["request"] ?? [:]
         var headers = [("X-Forwarded-For", "203.0.113.9")]
@@ -95,7 +104,8 @@ import Testing
             let name = spec["name"]?.string ?? ""
             let description = spec["description"]?.string ?? ""
             if spec["kind"] == "relay" {
-                let peer = spec["peer"]?.string ?? "", tool = spec["tool"]?.string ?? ""
+                let peer = spec["peer"]?.string ?? ""
+                let tool = spec["tool"]?.string ?? ""
                 return MCPTool(name: name, description: description, relay: true) { arguments, context in
                     await context.call(peer: peer, tool: tool, arguments: arguments["text"].map { ["text": $0] } ?? [:])
                         .output()
@@ -110,7 +120,8 @@ import Testing
             MCPPeerSpec(name: name, url: spec["url"]?.string, about: spec["about"]?.string ?? "")
         }
         return MCPServerConfiguration(
-            name: fixture["name"]?.string ?? "", title: fixture["title"]?.string, origin: fixture["origin"]?.string ?? "",
+            name: fixture["name"]?.string ?? "", title: fixture["title"]?.string,
+            origin: fixture["origin"]?.string ?? "",
             tools: tools, peers: peers)
     }
 
@@ -137,7 +148,8 @@ import Testing
             return got == nil ? nil : "\(path) should be absent, got \(got?.jsonText ?? "")"
         }
         if let prefix = want["startsWith"]?.string {
-            return got?.string?.hasPrefix(prefix) == true ? nil : "\(path) = \(got?.jsonText ?? "nil") should start with \(prefix)"
+            return got?.string?.hasPrefix(prefix) == true
+                ? nil : "\(path) = \(got?.jsonText ?? "nil") should start with \(prefix)"
         }
         return got == want ? nil : "\(path) = \(got?.jsonText ?? "nil"), want \(want.jsonText)"
     }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
 import MCP
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// The library's behaviour beyond the vectors: bodies, clipping, failures, the allowance, and the way out to peers
@@ -22,7 +22,10 @@ import Testing
     }
 
     static func call(_ tool: String, _ arguments: MCPValue = [:]) -> MCPValue {
-        ["jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": ["name": .string(tool), "arguments": arguments]]
+        [
+            "jsonrpc": "2.0", "id": "a", "method": "tools/call",
+            "params": ["name": .string(tool), "arguments": arguments],
+        ]
     }
 
     static func post(_ server: MCPServer, _ body: MCPValue?, path: String = "/mcp", headers: HTTPHeaders = [:]) async
@@ -43,7 +46,8 @@ import Testing
         ])
         // A body over 64 KiB is treated as missing: -32600 with id null.
         let big = HTTPRequest(
-            head: HTTPRequestHead(method: "POST", path: "/mcp"), body: Array(repeating: 32, count: MCPServer.bodyLimit + 1))
+            head: HTTPRequestHead(method: "POST", path: "/mcp"),
+            body: Array(repeating: 32, count: MCPServer.bodyLimit + 1))
         let refused = await server.handle(MCPRequest(big, address: ""))
         #expect(refused?.status == 400 && refused?.json?["error"]?["code"] == -32600 && refused?.json?["id"] == .null)
         let invalid = await Self.post(server, ["jsonrpc": "1.0", "id": 9, "method": "ping"])
@@ -52,7 +56,8 @@ import Testing
         // the reply never echoes it (found by the API trial's coverage phase).
         for id: MCPValue in [[:], [1], true] {
             for path in ["/mcp", "/mcp/"] {
-                let odd = await Self.post(server, ["jsonrpc": "2.0", "id": id, "method": "tools/call", "params": [:]], path: path)
+                let odd = await Self.post(
+                    server, ["jsonrpc": "2.0", "id": id, "method": "tools/call", "params": [:]], path: path)
                 #expect(odd.status == 400 && odd.json?["error"]?["code"] == -32600 && odd.json?["id"] == .null)
             }
         }
@@ -63,10 +68,13 @@ import Testing
         #expect(failed.json?["result"]?["isError"] == true)
         #expect(failed.json?["result"]?["content"]?.array?.first?["text"] == "the tool failed")
         let object = await Self.post(
-            server, ["jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["name": "object", "arguments": "no"]])
+            server,
+            ["jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["name": "object", "arguments": "no"]])
         #expect(object.json?["result"]?["content"]?.array?.first?["text"] == #"{"got":{}}"#)
         let shaped = await Self.post(server, Self.call("shaped"))
-        #expect(shaped.json?["result"]?["isError"] == true && shaped.json?["result"]?["content"]?.array?.first?["text"] == "careful")
+        #expect(
+            shaped.json?["result"]?["isError"] == true
+                && shaped.json?["result"]?["content"]?.array?.first?["text"] == "careful")
         #expect(await server.handle(MCPRequest(method: "POST", path: "/v1/health", body: nil, address: "")) == nil)
         let slash = await Self.post(server, ["jsonrpc": "2.0", "id": 1, "method": "ping"], path: "/mcp//")
         #expect(slash.status == 200 && slash.json?["result"] == [:])
@@ -82,7 +90,8 @@ import Testing
         #expect(limited.json?["result"]?["content"]?.array?.first?["text"]?.string?.hasPrefix("rate-limited:") == true)
         // Listing and pinging are not tool calls; an unknown address is never limited; a minute later it refills.
         #expect(await Self.post(server, ["jsonrpc": "2.0", "id": 1, "method": "ping"]).status == 200)
-        let anonymous = await server.handle(MCPRequest(method: "POST", path: "/mcp", body: Self.call("echo"), address: ""))
+        let anonymous = await server.handle(
+            MCPRequest(method: "POST", path: "/mcp", body: Self.call("echo"), address: ""))
         #expect(anonymous?.json?["result"]?["isError"] == nil)
         clock.advance(61)
         #expect(await Self.post(server, Self.call("echo")).json?["result"]?["isError"] == nil)
@@ -96,14 +105,23 @@ import Testing
             case "/sse":
                 let noise = MCPRPC.success(999, ["content": [["type": "text", "text": "not mine"]]]).jsonText
                 let mine = MCPRPC.success(id, ["content": [["type": "text", "text": "streamed"]]]).jsonText
-                return .text(200, "event: message\r\ndata: \(noise)\r\n\r\nevent: message\r\ndata: \(mine)\r\n\r\n", contentType: "text/event-stream")
+                return .text(
+                    200, "event: message\r\ndata: \(noise)\r\n\r\nevent: message\r\ndata: \(mine)\r\n\r\n",
+                    contentType: "text/event-stream")
             case "/moved": return HTTPResponse(status: 302, headers: [("Location", "https://elsewhere.example/")])
             case "/slow":
                 try? await Task.sleep(for: .seconds(2))
                 return .json(200, raw: MCPRPC.success(id, [:]).jsonBytes)
             case "/broken": return .error(502, "down")
             default:
-                let tools: MCPValue = ["tools": [["name": "t", "description": "a\n tool", "inputSchema": ["required": ["x"], "properties": ["x": [:]]]]]]
+                let tools: MCPValue = [
+                    "tools": [
+                        [
+                            "name": "t", "description": "a\n tool",
+                            "inputSchema": ["required": ["x"], "properties": ["x": [:]]],
+                        ]
+                    ]
+                ]
                 return .json(200, raw: MCPRPC.success(id, tools).jsonBytes)
             }
         }
@@ -113,7 +131,8 @@ import Testing
             peerTimeout: .milliseconds(500), dailyCap: 7)
         let peers = server.peers
         let hop = MCPHop()
-        #expect(await peers.call("sse", tool: "x", arguments: [:], hop: hop) == .answered(text: "streamed", isError: false))
+        #expect(
+            await peers.call("sse", tool: "x", arguments: [:], hop: hop) == .answered(text: "streamed", isError: false))
         #expect(await peers.call("moved", tool: "x", arguments: [:], hop: hop) == .failed(reason: "redirect-refused"))
         #expect(await peers.call("slow", tool: "x", arguments: [:], hop: hop) == .failed(reason: "timeout"))
         #expect(await peers.call("broken", tool: "x", arguments: [:], hop: hop) == .failed(reason: "http 502"))
@@ -127,7 +146,8 @@ import Testing
         #expect(tools.map(\.required) == [["x"]] && tools.map(\.properties) == [["x"]])
         #expect(try await peers.tools(peer: "listing", hop: hop).get() == tools && peer.requestCount == before + 1)
         // Six outbound calls spent; the seventh is the last of today's cap.
-        #expect(await peers.call("sse", tool: "x", arguments: [:], hop: hop) == .answered(text: "streamed", isError: false))
+        #expect(
+            await peers.call("sse", tool: "x", arguments: [:], hop: hop) == .answered(text: "streamed", isError: false))
         #expect(await peers.call("sse", tool: "x", arguments: [:], hop: hop) == .failed(reason: "daily-cap"))
         let capped = await Self.post(server, ["jsonrpc": "2.0", "id": 5, "method": "ping"], path: "/mcp/sse")
         #expect(capped.json?["error"]?["code"] == -32002)
@@ -142,13 +162,23 @@ import Testing
         #expect(MCPPeers.vet("ftp://hub.example/", allowLocal: true) == nil)
         #expect(MCPPeers.vet("not a url", allowLocal: true) == nil)
 
-        let headers: [String: String] = ["x-mcp-hop": "1", "x-lattice-hop": "12abc", "x-mcp-path": " A >b c>-x>" + (1...9).map { "s\($0)" }.joined(separator: ">")]
+        let headers: [String: String] = [
+            "x-mcp-hop": "1", "x-lattice-hop": "12abc",
+            "x-mcp-path": " A >b c>-x>" + (1...9).map { "s\($0)" }.joined(separator: ">"),
+        ]
         let hop = MCPHop(header: { headers[$0] })
         #expect(hop.hop == 9 && hop.path == ["a", "s1", "s2", "s3", "s4", "s5", "s6", "s7"])
         let out = Dictionary(uniqueKeysWithValues: hop.outboundHeaders(selfName: "me"))
-        #expect(out["x-mcp-hop"] == "10" && out["x-mcp-path"] == "a>s1>s2>s3>s4>s5>s6>s7>me".split(separator: ">").suffix(8).joined(separator: ">"))
+        #expect(
+            out["x-mcp-hop"] == "10"
+                && out["x-mcp-path"]
+                    == "a>s1>s2>s3>s4>s5>s6>s7>me".split(separator: ">").suffix(8).joined(separator: ">")
+        )
         #expect(MCPHop(header: { $0 == "x-mcp-hop" ? "+1" : nil }).hop == 1)
-        #expect(MCPHop(header: { _ in nil }).outboundHeaders(selfName: "me").map(\.0) == ["x-mcp-hop", "x-lattice-hop", "x-mcp-path"])
+        #expect(
+            MCPHop(header: { _ in nil }).outboundHeaders(selfName: "me").map(\.0) == [
+                "x-mcp-hop", "x-lattice-hop", "x-mcp-path",
+            ])
     }
 }
 

@@ -10,13 +10,14 @@ import Postgres
 import Redis
 import Resolver
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// `GET /v1/nearby` end to end inside the service's library: real Redis (tiles, brand cache) and Postgres
 /// (brand cache, captures read model), loopback fakes for every upstream.
 @Suite(.serialized) struct NearbyAnswererTests {
-    static func command(_ center: LatLng, radius: Double = 500, limit: Int = 25, userId: String? = nil) -> NearbyCommand {
+    static func command(_ center: LatLng, radius: Double = 500, limit: Int = 25, userId: String? = nil) -> NearbyCommand
+    {
         NearbyCommand(lat: center.lat, lng: center.lng, radius: radius, limit: limit, userId: userId)
     }
 
@@ -30,7 +31,8 @@ import TestSupport
             googleCalls.next()
             switch request.query["type"] {
             case "cafe":
-                return jsonResponse(200, googleBody([("p-sbux", "Starbucks", center, ["cafe", "food", "point_of_interest"])]))
+                return jsonResponse(
+                    200, googleBody([("p-sbux", "Starbucks", center, ["cafe", "food", "point_of_interest"])]))
             case "restaurant":
                 return jsonResponse(
                     200,
@@ -59,14 +61,21 @@ import TestSupport
         #expect(Set(names) == ["Starbucks", "Chipotle Mexican Grill", "Target", unknown])
         // Chains the seed knows rank first; the unknown name last.
         #expect(names.last == unknown)
-        let tickers = Dictionary(uniqueKeysWithValues: response.items.map { ($0.place.name, $0.investable?.brand.ticker?.symbol) })
-        #expect(tickers["Starbucks"] == "SBUX" && tickers["Target"] == "TGT" && tickers["Chipotle Mexican Grill"] == "CMG")
+        let tickers = Dictionary(
+            uniqueKeysWithValues: response.items.map { ($0.place.name, $0.investable?.brand.ticker?.symbol) })
+        #expect(
+            tickers["Starbucks"] == "SBUX" && tickers["Target"] == "TGT" && tickers["Chipotle Mexican Grill"] == "CMG")
         #expect(tickers[unknown] == .some(nil))
         let sbux = try #require(response.items.first { $0.place.name == "Starbucks" }?.investable)
         #expect(sbux.confidence == .high && sbux.comparables.isEmpty && sbux.etfs.isEmpty && sbux.quote == nil)
         #expect(sbux.sources.first?.provider == .manual)
         #expect(response.items.allSatisfy { $0.state == nil })
-        #expect(response.sources == [NearbySource(provider: "google", attribution: "Google Places", fetchedAt: response.sources?.first?.fetchedAt ?? "")])
+        #expect(
+            response.sources == [
+                NearbySource(
+                    provider: "google", attribution: "Google Places",
+                    fetchedAt: response.sources?.first?.fetchedAt ?? "")
+            ])
         // Only the name the seed does not know went to the web, once.
         #expect(fixture.exa.requestCount == 1)
         #expect(fixture.exa.lastRequest?.bodyText.contains("Quokka Bistro") == true)
@@ -95,13 +104,18 @@ import TestSupport
         let redis = try await Stack.redis()
         let center = randomCenter()
         let fixture = try NearbyFixture(
-            overpass: [{ _ in
-                try? await Task.sleep(for: .milliseconds(300))
-                return jsonResponse(200, overpassBody([(5, center, ["name": "CVS Pharmacy", "brand": "CVS", "shop": "chemist"])]))
-            }])
+            overpass: [
+                { _ in
+                    try? await Task.sleep(for: .milliseconds(300))
+                    return jsonResponse(
+                        200, overpassBody([(5, center, ["name": "CVS Pharmacy", "brand": "CVS", "shop": "chemist"])]))
+                }
+            ])
         let answerer = fixture.answerer(redis: redis, db: nil, googleKey: nil)
         let answers = await withTaskGroup(of: NearbyAnswerer.Answer.self) { group in
-            for _ in 0..<10 { group.addTask { await answerer.answer(Self.command(center), deadline: .now + .seconds(9)) } }
+            for _ in 0..<10 {
+                group.addTask { await answerer.answer(Self.command(center), deadline: .now + .seconds(9)) }
+            }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(fixture.overpass[0].requestCount == 1)
@@ -124,7 +138,8 @@ import TestSupport
             Issue.record("expected a failure")
             return
         }
-        #expect(failure.message == "places lookup failed: google: http 500; overpass: http 502; photon: invalid response")
+        #expect(
+            failure.message == "places lookup failed: google: http 500; overpass: http 502; photon: invalid response")
         let key = try #require(TileKey(center: center, radius: 500))
         #expect(try await redis.get("mapvest:places:\(key)") == nil)
         await fixture.shutdown()
@@ -135,8 +150,10 @@ import TestSupport
         let redis = try await Stack.redis()
         let fixture = try NearbyFixture(
             google: { _ in jsonResponse(200, googleBody([], status: "ZERO_RESULTS")) },
-            overpass: [{ _ in jsonResponse(200, overpassBody([])) }], photon: { _ in jsonResponse(200, photonBody([])) })
-        let answer = await fixture.answerer(redis: redis, db: nil).answer(Self.command(randomCenter()), deadline: .now + .seconds(9))
+            overpass: [{ _ in jsonResponse(200, overpassBody([])) }], photon: { _ in jsonResponse(200, photonBody([])) }
+        )
+        let answer = await fixture.answerer(redis: redis, db: nil).answer(
+            Self.command(randomCenter()), deadline: .now + .seconds(9))
         #expect(try answer.result.get().items.isEmpty)
         #expect(answer.event.source == "none")
         await fixture.shutdown()
@@ -149,15 +166,17 @@ import TestSupport
         let center = randomCenter()
         let far = offset(center, northMetres: 1500)
         let fixture = try NearbyFixture(
-            overpass: [{ _ in
-                jsonResponse(
-                    200,
-                    overpassBody([
-                        (1, center, ["name": "Starbucks", "brand": "Starbucks", "amenity": "cafe"]),
-                        (2, offset(center, northMetres: 40), ["name": "Dunkin'", "amenity": "cafe"]),
-                        (3, far, ["name": "Corner Deli", "shop": "deli"]),
-                    ]))
-            }])
+            overpass: [
+                { _ in
+                    jsonResponse(
+                        200,
+                        overpassBody([
+                            (1, center, ["name": "Starbucks", "brand": "Starbucks", "amenity": "cafe"]),
+                            (2, offset(center, northMetres: 40), ["name": "Dunkin'", "amenity": "cafe"]),
+                            (3, far, ["name": "Corner Deli", "shop": "deli"]),
+                        ]))
+                }
+            ])
         let store = CapturesStore(db: db)
         let user = TestEnvironment.uniqueName("user")
         let tile = try #require(Geohash.encode(lat: center.lat, lng: center.lng))
@@ -169,19 +188,25 @@ import TestSupport
                 comparable: nil, isPublic: true, geohash6: tile, createdAt: Timestamp.iso8601(Date())))
         try await store.record(
             FindRecordedEvent(
-                findId: TestEnvironment.uniqueName("f"), userId: user, brand: "Corner Deli", ticker: nil, comparable: nil,
+                findId: TestEnvironment.uniqueName("f"), userId: user, brand: "Corner Deli", ticker: nil,
+                comparable: nil,
                 isPublic: false, geohash6: farTile == tile ? "zzzzzz" : farTile, createdAt: Timestamp.iso8601(Date())))
         let answerer = fixture.answerer(redis: redis, db: db, googleKey: nil)
 
-        let signedIn = try await answerer.answer(Self.command(center, radius: 2000, userId: user), deadline: .now + .seconds(9)).result.get()
+        let signedIn = try await answerer.answer(
+            Self.command(center, radius: 2000, userId: user), deadline: .now + .seconds(9)
+        ).result.get()
         let states = Dictionary(uniqueKeysWithValues: signedIn.items.map { ($0.place.name, $0.state) })
         #expect(states["Starbucks"] == .captured)
         #expect(states["Dunkin'"] == .seen)
         #expect(states["Corner Deli"] == (farTile == tile ? .seen : .captured))
 
-        let other = try await answerer.answer(Self.command(center, radius: 2000, userId: "someone-else"), deadline: .now + .seconds(9)).result.get()
+        let other = try await answerer.answer(
+            Self.command(center, radius: 2000, userId: "someone-else"), deadline: .now + .seconds(9)
+        ).result.get()
         #expect(other.items.allSatisfy { $0.state == .seen })
-        let anonymous = try await answerer.answer(Self.command(center, radius: 2000), deadline: .now + .seconds(9)).result.get()
+        let anonymous = try await answerer.answer(Self.command(center, radius: 2000), deadline: .now + .seconds(9))
+            .result.get()
         #expect(anonymous.items.allSatisfy { $0.state == nil })
         // The wire shape: state only when signed in, no nulls.
         let json = String(decoding: try JSONEncoder().encode(anonymous), as: UTF8.self)
@@ -199,7 +224,9 @@ import TestSupport
         let fast = "Wombat Tea \(tag)"
         let slow = "Sloth Diner \(tag)"
         let fixture = try NearbyFixture(exa: { request in
-            if String(decoding: request.body, as: UTF8.self).contains("Sloth") { try? await Task.sleep(for: .seconds(2)) }
+            if String(decoding: request.body, as: UTF8.self).contains("Sloth") {
+                try? await Task.sleep(for: .seconds(2))
+            }
             return jsonResponse(200, "{\"results\":[]}")
         })
         let join = fixture.join(redis: redis, db: db)
@@ -234,10 +261,12 @@ import TestSupport
 @Suite(.serialized) struct CapturesConsumerTests {
     @Test func consumesFindRecordedEventsIdempotentlyAndSkipsOthers() async throws {
         let db = try await Stack.postgres()
-        let configuration = KafkaConfiguration(brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true)
+        let configuration = KafkaConfiguration(
+            brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true)
         let topic = TestEnvironment.uniqueName("events")
         try await KafkaAdmin.ensureTopics(
-            configuration: configuration, topics: [(name: topic, partitions: 2)], timeout: .seconds(15), logger: quietLogger())
+            configuration: configuration, topics: [(name: topic, partitions: 2)], timeout: .seconds(15),
+            logger: quietLogger())
         let store = CapturesStore(db: db)
         let consumer = try FindsRecordedConsumer(
             configuration: configuration, store: store, logger: quietLogger(), topic: topic,
@@ -258,7 +287,10 @@ import TestSupport
             data: IdentifyCompletedEvent(
                 path: "hint", modelUsed: "hint:seed", latencyMs: 1, detections: 1, investables: 1, publicInvestables: 1,
                 signedIn: true))
-        for value in [try JSONEncoder().encode(event), try JSONEncoder().encode(other), Data("not json".utf8), try JSONEncoder().encode(event)] {
+        for value in [
+            try JSONEncoder().encode(event), try JSONEncoder().encode(other), Data("not json".utf8),
+            try JSONEncoder().encode(event),
+        ] {
             _ = try await producer.send(topic: topic, key: Array(user.utf8), value: Array(value), headers: [])
         }
 

@@ -5,8 +5,8 @@ import NearbyDomain
 import Places
 import Postgres
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 /// `GET /v1/proxy/places` inside Nearby's library: the tile nearby uses (real Redis), narrowed by `type` and
 /// `keyword`, in Google's Nearby Search shape, with the server's key never in the answer.

@@ -3,8 +3,8 @@ import Foundation
 import HTTPServer
 import Places
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 @testable import Places
 
@@ -16,7 +16,9 @@ struct PlacesParsingTests {
         let places = try ok.get()
         #expect(places.map(\.id) == ["g1"] && places.first?.types == ["cafe", "food"])
         #expect((try GooglePlaces.parse(Array(googleBody([], status: "ZERO_RESULTS").utf8)).get()).isEmpty)
-        #expect(GooglePlaces.parse(Array(googleBody([], status: "REQUEST_DENIED").utf8)) == .failure(.status("REQUEST_DENIED")))
+        #expect(
+            GooglePlaces.parse(Array(googleBody([], status: "REQUEST_DENIED").utf8))
+                == .failure(.status("REQUEST_DENIED")))
         #expect(GooglePlaces.parse(Array("<html>oops</html>".utf8)) == .failure(.invalidResponse))
         // Rows without an id, a name or a sane location are skipped, the rest kept.
         let mixed = """
@@ -93,7 +95,8 @@ struct PlaceRankingTests {
     @Test(arguments: [
         (500.0, nil as Double?, 500), (449.0, nil, 400), (451.0, nil, 500), (30.0, nil, 100), (0.0, nil, 100),
         (1049.9, nil, 1000), (1050.0, nil, 1100), (80_000.0, nil, 50_000),
-        (500.0, 17.0, 500), (500.0, 16.4, 500), (500.0, 15.0, 600), (450.0, 15.0, 400), (900.0, 14.2, 800), (1300.0, 13.0, 1600),
+        (500.0, 17.0, 500), (500.0, 16.4, 500), (500.0, 15.0, 600), (450.0, 15.0, 400), (900.0, 14.2, 800),
+        (1300.0, 13.0, 1600),
         (300.0, 12.0, 1600), (5000.0, 10.0, 6400), (5000.0, 3.0, 6400), (640.0, .nan, 600),
         // Numbers from outside: huge or infinite values are clamped, never converted as they are (which traps).
         (500.0, 1e300, 500), (5000.0, -1e300, 6400), (500.0, .infinity, 500), (1e308, 1e300, 50_000),
@@ -116,9 +119,15 @@ struct PlaceRankingTests {
         let center = randomCenter()
         let fixture = try NearbyFixture(google: { request in
             let type = request.query["type"] ?? "?"
-            if type == "cafe" { return jsonResponse(200, googleBody([("g-sbux", "Starbucks", center, ["cafe", "food"])])) }
+            if type == "cafe" {
+                return jsonResponse(200, googleBody([("g-sbux", "Starbucks", center, ["cafe", "food"])]))
+            }
             if type == "restaurant" {
-                return jsonResponse(200, googleBody([("g-sbux", "Starbucks", center, ["cafe", "food"]), ("g-2", "Bistro", center, ["restaurant"])]))
+                return jsonResponse(
+                    200,
+                    googleBody([
+                        ("g-sbux", "Starbucks", center, ["cafe", "food"]), ("g-2", "Bistro", center, ["restaurant"]),
+                    ]))
             }
             return jsonResponse(200, googleBody([], status: "ZERO_RESULTS"))
         })
@@ -141,10 +150,15 @@ struct PlaceRankingTests {
     @Test func withoutAGoogleKeyOpenStreetMapAnswersAndGoogleIsNeverCalled() async throws {
         let center = randomCenter()
         let fixture = try NearbyFixture(
-            overpass: [{ request in
-                jsonResponse(200, overpassBody([(11, center, ["name": "Starbucks", "brand": "Starbucks", "amenity": "cafe"])]))
-            }])
-        let outcome = await fixture.cascade(googleKey: nil).fetch(center: center, radius: 300, deadline: .now + .seconds(5))
+            overpass: [
+                { request in
+                    jsonResponse(
+                        200,
+                        overpassBody([(11, center, ["name": "Starbucks", "brand": "Starbucks", "amenity": "cafe"])]))
+                }
+            ])
+        let outcome = await fixture.cascade(googleKey: nil).fetch(
+            center: center, radius: 300, deadline: .now + .seconds(5))
         guard case .places(let places, .overpass) = outcome else {
             Issue.record("expected overpass places, got \(outcome)")
             await fixture.shutdown()
@@ -173,7 +187,8 @@ struct PlaceRankingTests {
                 { _ in jsonResponse(200, good) },
             ])
         let started = ContinuousClock.now
-        let outcome = await fixture.cascade(timeouts: .seconds(3)).fetch(center: center, radius: 500, deadline: .now + .seconds(8))
+        let outcome = await fixture.cascade(timeouts: .seconds(3)).fetch(
+            center: center, radius: 500, deadline: .now + .seconds(8))
         #expect(ContinuousClock.now - started < .milliseconds(1500))
         guard case .places(let places, .overpass) = outcome else {
             Issue.record("expected overpass places, got \(outcome)")
@@ -198,7 +213,8 @@ struct PlaceRankingTests {
                 default: jsonResponse(200, photonBody([]))
                 }
             })
-        let outcome = await fixture.cascade(googleKey: nil).fetch(center: center, radius: 500, deadline: .now + .seconds(5))
+        let outcome = await fixture.cascade(googleKey: nil).fetch(
+            center: center, radius: 500, deadline: .now + .seconds(5))
         guard case .places(let places, .photon) = outcome else {
             Issue.record("expected photon places, got \(outcome)")
             await fixture.shutdown()
@@ -206,7 +222,10 @@ struct PlaceRankingTests {
         }
         #expect(places.map(\.id) == ["photon:N:1"])
         #expect(fixture.photon.requestCount == PlacesConfiguration.photonChains.count)
-        #expect(fixture.photon.requests.allSatisfy { $0.query["limit"] == "3" && $0.query["lat"] != nil && $0.query["lon"] != nil })
+        #expect(
+            fixture.photon.requests.allSatisfy {
+                $0.query["limit"] == "3" && $0.query["lat"] != nil && $0.query["lon"] != nil
+            })
         await fixture.shutdown()
     }
 

@@ -80,9 +80,11 @@ final class NearbyFixture: Sendable {
         self.market = try FakeUpstream { _ in jsonResponse(404, "{}") }
     }
 
-    func configuration(googleKey: String? = "test-google-key", timeouts: Duration = .seconds(2)) -> PlacesConfiguration {
+    func configuration(googleKey: String? = "test-google-key", timeouts: Duration = .seconds(2)) -> PlacesConfiguration
+    {
         PlacesConfiguration(
-            googleAPIKey: googleKey, googleBaseURL: google.baseURL, overpassURLs: overpass.map { $0.baseURL + "/api/interpreter" },
+            googleAPIKey: googleKey, googleBaseURL: google.baseURL,
+            overpassURLs: overpass.map { $0.baseURL + "/api/interpreter" },
             photonBaseURL: photon.baseURL, googleTimeout: timeouts, overpassTimeout: timeouts, photonTimeout: timeouts)
     }
 
@@ -124,7 +126,8 @@ enum Stack {
     }
 
     static func postgres() async throws -> PostgresPool {
-        let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 4, logger: quietLogger())
+        let db = try await PostgresPool.make(
+            url: try TestEnvironment.require("POSTGRES_URL"), size: 4, logger: quietLogger())
         try await CapturesStore.migrate(db)
         try await BrandTickerCache.migrate(db)
         return db
@@ -134,6 +137,11 @@ enum Stack {
 /// A counter shared with a fake's handler.
 final class Counter: Sendable {
     private let value = Mutex(0)
-    @discardableResult func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    @discardableResult func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }

@@ -235,10 +235,11 @@ import Testing
         try await second.migrate(
             schema: schema,
             migrations: migrations + [Migration(version: 4, name: "four", sql: "INSERT INTO side_effects VALUES (4)")])
-        let failing = migrations + [
-            Migration(version: 5, name: "five", sql: "INSERT INTO side_effects VALUES (5)"),
-            Migration(version: 6, name: "broken", sql: "INSERT INTO no_such_table VALUES (6)"),
-        ]
+        let failing =
+            migrations + [
+                Migration(version: 5, name: "five", sql: "INSERT INTO side_effects VALUES (5)"),
+                Migration(version: 6, name: "broken", sql: "INSERT INTO no_such_table VALUES (6)"),
+            ]
         let error = await #expect(throws: PostgresError.self) {
             try await first.migrate(schema: schema, migrations: failing)
         }

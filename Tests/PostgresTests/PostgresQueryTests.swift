@@ -1,8 +1,8 @@
 import Foundation
+import Runtime
 import Testing
 
 @testable import Postgres
-import Runtime
 
 /// Pure tests: query building, date text and array parsing. No server.
 @Suite struct PostgresQueryTests {
@@ -108,17 +108,32 @@ import Runtime
 
     @Test func opensLazilyThenQueuesFIFO() {
         var s = PoolStateMachine<Int, String>(capacity: 2)
-        guard case .open = s.acquire(), case .open = s.acquire() else { Issue.record("expected two opens"); return }
+        guard case .open = s.acquire(), case .open = s.acquire() else {
+            Issue.record("expected two opens")
+            return
+        }
         guard case .wait = s.enqueue(id: 1, waiter: "first"), case .wait = s.enqueue(id: 2, waiter: "second") else {
             Issue.record("expected waits")
             return
         }
-        guard case .hand("first", 10) = s.release(10, reusable: true) else { Issue.record("FIFO hand-off"); return }
+        guard case .hand("first", 10) = s.release(10, reusable: true) else {
+            Issue.record("FIFO hand-off")
+            return
+        }
         // A broken connection frees its slot, which is reserved for the next waiter.
-        guard case .openFor("second") = s.release(11, reusable: false) else { Issue.record("open for waiter"); return }
+        guard case .openFor("second") = s.release(11, reusable: false) else {
+            Issue.record("open for waiter")
+            return
+        }
         #expect(s.opened == 2)
-        guard case .none = s.release(10, reusable: true) else { Issue.record("park idle"); return }
-        guard case .use(10) = s.acquire() else { Issue.record("reuse idle"); return }
+        guard case .none = s.release(10, reusable: true) else {
+            Issue.record("park idle")
+            return
+        }
+        guard case .use(10) = s.acquire() else {
+            Issue.record("reuse idle")
+            return
+        }
     }
 
     @Test func failedOpenFreesSlotAndTimedOutWaiterLeaves() {
@@ -131,8 +146,14 @@ import Runtime
         }
         #expect(s.removeWaiter(id: 1) == "a")
         #expect(s.removeWaiter(id: 1) == nil)
-        guard case .openFor("b") = s.openFailed() else { Issue.record("retry for the next waiter"); return }
-        guard case .none = s.openFailed() else { Issue.record("no waiters left"); return }
+        guard case .openFor("b") = s.openFailed() else {
+            Issue.record("retry for the next waiter")
+            return
+        }
+        guard case .none = s.openFailed() else {
+            Issue.record("no waiters left")
+            return
+        }
         #expect(s.opened == 0)
     }
 
@@ -145,8 +166,14 @@ import Runtime
         _ = s.enqueue(id: 9, waiter: "w")
         let (idle, waiters) = s.close()
         #expect(idle.isEmpty && waiters == ["w"])
-        guard case .close(1) = s.release(1, reusable: true) else { Issue.record("close on return"); return }
-        guard case .closed = s.acquire() else { Issue.record("closed"); return }
+        guard case .close(1) = s.release(1, reusable: true) else {
+            Issue.record("close on return")
+            return
+        }
+        guard case .closed = s.acquire() else {
+            Issue.record("closed")
+            return
+        }
         #expect(s.openedForWaiter() == false)
     }
 }

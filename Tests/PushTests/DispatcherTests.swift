@@ -6,8 +6,8 @@ import Postgres
 import PushDomain
 import Runtime
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The delivery path (CONTRACT.md §i.7–i.8) with one in-process replica against real Postgres and a fake Expo.
 @Suite struct DispatcherTests {

@@ -6,8 +6,8 @@ import PushDomain
 import Redis
 import Runtime
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The Expo client (CONTRACT.md §i.8) against a loopback fake, and the shared Redis pace.
 @Suite struct ExpoTests {

@@ -5,8 +5,8 @@ import Kafka
 import Postgres
 import PushDomain
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// A PushDispatcher process SIGKILLed in the middle of an Expo handoff (CONTRACT.md §i.7): its session locks go with
 /// its Postgres session, its lease expires, and another replica of the consumer group gets the uncommitted request

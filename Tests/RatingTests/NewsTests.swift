@@ -4,8 +4,8 @@ import Headlines
 import Jev
 import MarketData
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 /// §g.4: materiality tags from one batched call, the memo, the back-off, and the floor that never hides news.
 @Suite(.serialized) struct NewsTests {
@@ -28,7 +28,8 @@ import TestSupport
         market.headlines = Self.headlines()
         let fixture = try RatingFixture(market: market)
         let page = Self.page(fixture, redis: redis)
-        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
+        let response = await page.page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
         #expect(response.provider == "massive" && response.items.count == 4 && response.materiality == nil)
         #expect(fixture.jevCalls.count == 1)
         let tags = response.items.map(\.jevMateriality)
@@ -40,7 +41,8 @@ import TestSupport
 
         // Another page (another process) finds every answer memoized in Redis: no call.
         let other = Self.page(fixture, redis: redis)
-        let again = await other.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
+        let again = await other.page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(fixture.jevCalls.count == 1)
         #expect(again.items.map(\.title) == ["Quarterly earnings beat; guidance raised", "Product recall widens"])
         #expect(again.materiality == .material)
@@ -58,13 +60,15 @@ import TestSupport
         let fixture = try RatingFixture(market: market, jev: rules)
         let gate = JevGate()
         let page = Self.page(fixture, redis: nil, gate: gate)
-        let response = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
+        let response = await page.page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(response.items.count == 4 && response.items.allSatisfy { $0.jevMateriality == nil })
         let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
         #expect(!json.contains("jev_materiality"))
         #expect(fixture.jevCalls.count == 1 && !gate.allowsCalls)
         // Inside the back-off: no call, still every item.
-        let second = await page.page(NewsCommand(ticker: "MCD", limit: 6, materiality: .minor), deadline: .now + .seconds(5))
+        let second = await page.page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: .minor), deadline: .now + .seconds(5))
         #expect(second.items.count == 4 && fixture.jevCalls.count == 1)
         await fixture.shutdown()
     }
@@ -75,7 +79,8 @@ import TestSupport
         var rules = JevFake.Rules()
         rules.materialityConfidence = 0.54
         let fixture = try RatingFixture(market: market, jev: rules)
-        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
+        let response = await Self.page(fixture, redis: nil).page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: .material), deadline: .now + .seconds(5))
         #expect(response.items.count == 4 && response.items.allSatisfy { $0.jevMateriality == nil })
 
         fixture.jevRules.withLock {
@@ -97,7 +102,8 @@ import TestSupport
         var market = MarketFake.Options()
         market.newsStatus = 502
         let fixture = try RatingFixture(market: market)
-        let response = await Self.page(fixture, redis: nil).page(NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
+        let response = await Self.page(fixture, redis: nil).page(
+            NewsCommand(ticker: "MCD", limit: 6, materiality: nil), deadline: .now + .seconds(5))
         #expect(response.items.isEmpty && response.provider == "error")
         let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
         #expect(json.contains("\"materiality\":null"))
@@ -123,21 +129,36 @@ import TestSupport
     ])
     func floorsKeepLevelsAtOrAboveAndEveryUnscoredItem(floor: MaterialityLevel?, expected: Int) {
         let items = [
-            NewsHeadline(title: "a", url: "u1", source: "s", publishedAt: "t", jevMateriality: .init(level: .material, score: 1, confidence: 0.9)),
-            NewsHeadline(title: "b", url: "u2", source: "s", publishedAt: "t", jevMateriality: .init(level: .minor, score: 0.5, confidence: 0.9)),
-            NewsHeadline(title: "c", url: "u3", source: "s", publishedAt: "t", jevMateriality: .init(level: .noise, score: 0, confidence: 0.9)),
+            NewsHeadline(
+                title: "a", url: "u1", source: "s", publishedAt: "t",
+                jevMateriality: .init(level: .material, score: 1, confidence: 0.9)),
+            NewsHeadline(
+                title: "b", url: "u2", source: "s", publishedAt: "t",
+                jevMateriality: .init(level: .minor, score: 0.5, confidence: 0.9)),
+            NewsHeadline(
+                title: "c", url: "u3", source: "s", publishedAt: "t",
+                jevMateriality: .init(level: .noise, score: 0, confidence: 0.9)),
             NewsHeadline(title: "d", url: "u4", source: "s", publishedAt: "t"),
         ]
         #expect(NewsPage.filter(items, floor: floor).count == expected)
     }
 
     @Test func materialityScoresAndQueryParsing() {
-        #expect(HeadlineMateriality.materiality(JevChoiceAnswer(choice: "minor", probabilities: [:], confidence: 0.6))
-            == JevMateriality(level: .minor, score: 0.5, confidence: 0.6))
-        #expect(HeadlineMateriality.materiality(JevChoiceAnswer(choice: "material", probabilities: ["0": 1], confidence: 0.7))?.score == 1)
-        #expect(HeadlineMateriality.materiality(JevChoiceAnswer(choice: "huge", probabilities: [:], confidence: 0.9)) == nil)
-        #expect(MaterialityLevel(query: "MATERIAL") == .material && MaterialityLevel(query: "big") == nil && MaterialityLevel(query: nil) == nil)
-        let key = HeadlineMateriality.Headline(id: "https://x", ticker: "MCD", title: "T", source: "S", publishedAt: nil).memoKey
+        #expect(
+            HeadlineMateriality.materiality(JevChoiceAnswer(choice: "minor", probabilities: [:], confidence: 0.6))
+                == JevMateriality(level: .minor, score: 0.5, confidence: 0.6))
+        #expect(
+            HeadlineMateriality.materiality(
+                JevChoiceAnswer(choice: "material", probabilities: ["0": 1], confidence: 0.7))?.score == 1)
+        #expect(
+            HeadlineMateriality.materiality(JevChoiceAnswer(choice: "huge", probabilities: [:], confidence: 0.9)) == nil
+        )
+        #expect(
+            MaterialityLevel(query: "MATERIAL") == .material && MaterialityLevel(query: "big") == nil
+                && MaterialityLevel(query: nil) == nil)
+        let key = HeadlineMateriality.Headline(
+            id: "https://x", ticker: "MCD", title: "T", source: "S", publishedAt: nil
+        ).memoKey
         #expect(key.hasPrefix("https://x::") && key.count == "https://x::".count + 16)
     }
 }

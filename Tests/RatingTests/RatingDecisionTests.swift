@@ -11,18 +11,30 @@ struct RatingDecisionTests {
     }
 
     @Test(arguments: [
-        (RatingAction.buy, [driver(.momentum, .up), driver(.fundamentals, .up), driver(.macro, .down)],
-         "Buy · momentum + fundamentals; macro headwind"),
-        (.strongBuy, [driver(.narrative, .up), driver(.localDemand, .up), driver(.peerForecast, .up)],
-         "Strong buy · news flow + demand pulse"),
-        (.sell, [driver(.valuation, .down), driver(.macro, .down), driver(.momentum, .down)],
-         "Sell · valuation + macro headwinds"),
-        (.strongSell, [driver(.peerForecast, .down), driver(.fundamentals, .flat)], "Strong sell · peer forecast headwind"),
+        (
+            RatingAction.buy, [driver(.momentum, .up), driver(.fundamentals, .up), driver(.macro, .down)],
+            "Buy · momentum + fundamentals; macro headwind"
+        ),
+        (
+            .strongBuy, [driver(.narrative, .up), driver(.localDemand, .up), driver(.peerForecast, .up)],
+            "Strong buy · news flow + demand pulse"
+        ),
+        (
+            .sell, [driver(.valuation, .down), driver(.macro, .down), driver(.momentum, .down)],
+            "Sell · valuation + macro headwinds"
+        ),
+        (
+            .strongSell, [driver(.peerForecast, .down), driver(.fundamentals, .flat)],
+            "Strong sell · peer forecast headwind"
+        ),
         (.hold, [driver(.momentum, .flat), driver(.valuation, .flat)], "Hold · mixed signals"),
         (.hold, [], "Hold · mixed signals"),
         (.buy, [driver(.valuation, .flat), driver(.momentum, .up)], "Buy · momentum"),
-        (.hold, [driver(.localDemand, .down), driver(.narrative, .up), driver(.macro, .down), driver(.valuation, .down)],
-         "Hold · news flow; demand pulse + macro headwinds"),
+        (
+            .hold,
+            [driver(.localDemand, .down), driver(.narrative, .up), driver(.macro, .down), driver(.valuation, .down)],
+            "Hold · news flow; demand pulse + macro headwinds"
+        ),
     ])
     func oneLine(action: RatingAction, drivers: [RatingDriver], expected: String) {
         #expect(RatingDecision.oneLine(action: action, drivers: drivers) == expected)
@@ -49,7 +61,8 @@ struct RatingDecisionTests {
         #expect(RatingDecision.strength(nil) == .normal)
     }
 
-    static func score(_ probabilities: [String: Double], score: Double = 3, confidence: Double = 0.7) -> JevScoreAnswer {
+    static func score(_ probabilities: [String: Double], score: Double = 3, confidence: Double = 0.7) -> JevScoreAnswer
+    {
         JevScoreAnswer(score: score, probabilities: probabilities, confidence: confidence)
     }
 
@@ -80,7 +93,10 @@ struct RatingDecisionTests {
         #expect(RatingDecision.action(probabilities: Self.probabilities(p), score: score) == expected)
     }
 
-    @Test(arguments: [(0.0, RatingAction?.some(.strongSell)), (3.0, .buy), (2.4, .hold), (4.0, .strongBuy), (5.0, nil), (-1.0, nil), (.nan, nil)])
+    @Test(arguments: [
+        (0.0, RatingAction?.some(.strongSell)), (3.0, .buy), (2.4, .hold), (4.0, .strongBuy), (5.0, nil), (-1.0, nil),
+        (.nan, nil),
+    ])
     func scoreIsTheIndexWithoutProbabilities(score: Double, expected: RatingAction?) {
         #expect(RatingDecision.action(probabilities: nil, score: score) == expected)
     }
@@ -90,13 +106,15 @@ struct RatingDecisionTests {
     }
 
     static func answers(
-        score: JevScoreAnswer? = score(["buy": 0.6, "hold": 0.3, "sell": 0.1]), primary: (String, Double)? = ("momentum", 0.8),
+        score: JevScoreAnswer? = score(["buy": 0.6, "hold": 0.3, "sell": 0.1]),
+        primary: (String, Double)? = ("momentum", 0.8),
         nouls: [String: Double] = [:]
     ) -> JevAnswers {
         var answers: [String: JevAnswer] = [:]
         if let score { answers["rating"] = .score(score) }
         if let (choice, confidence) = primary {
-            answers["primary_driver"] = .choice(JevChoiceAnswer(choice: choice, probabilities: [choice: confidence], confidence: confidence))
+            answers["primary_driver"] = .choice(
+                JevChoiceAnswer(choice: choice, probabilities: [choice: confidence], confidence: confidence))
         }
         for (driver, p) in nouls { answers["up_\(driver)"] = .noul(p) }
         return JevAnswers(answers: answers)
@@ -108,13 +126,16 @@ struct RatingDecisionTests {
             answers: Self.answers(
                 primary: ("macro", 0.7),
                 nouls: ["valuation": 0.4, "momentum": 0.9, "fundamentals": 0.6, "narrative": 0.55, "macro": 0.5]))
-        #expect(drivers == [
-            Self.driver(.macro, .flat, 0), Self.driver(.momentum, .up, 0.8), Self.driver(.valuation, .down, 0.2),
-            Self.driver(.fundamentals, .up, 0.2), Self.driver(.narrative, .flat, 0.1), Self.driver(.peerForecast, .flat, 0),
-        ])
+        #expect(
+            drivers == [
+                Self.driver(.macro, .flat, 0), Self.driver(.momentum, .up, 0.8), Self.driver(.valuation, .down, 0.2),
+                Self.driver(.fundamentals, .up, 0.2), Self.driver(.narrative, .flat, 0.1),
+                Self.driver(.peerForecast, .flat, 0),
+            ])
         // A primary below 0.55 confidence, or not among the present drivers, is ignored.
         let unsure = RatingDecision.drivers(
-            present: [.valuation, .momentum], answers: Self.answers(primary: ("valuation", 0.5), nouls: ["momentum": 0.2]))
+            present: [.valuation, .momentum],
+            answers: Self.answers(primary: ("valuation", 0.5), nouls: ["momentum": 0.2]))
         #expect(unsure.map(\.name) == [.momentum, .valuation])
         let absent = RatingDecision.drivers(present: [.valuation], answers: Self.answers(primary: ("macro", 0.9)))
         #expect(absent == [Self.driver(.valuation, .flat, 0)])
@@ -122,13 +143,16 @@ struct RatingDecisionTests {
 
     @Test func fewerThanTwoSourcesIsInsufficientWithoutDrivers() {
         let response = RatingDecision.decide(
-            ticker: "MCD", asOf: "2026-08-21T00:00:00.000Z", evidence: Self.evidence([.quote]), jev: .success(Self.answers()))
+            ticker: "MCD", asOf: "2026-08-21T00:00:00.000Z", evidence: Self.evidence([.quote]),
+            jev: .success(Self.answers()))
         #expect(response.status == .insufficientSignal && response.rating == nil && response.probabilities == nil)
         #expect(response.drivers.isEmpty && response.confidence == 0 && response.inputsUsed == ["quote"])
         #expect(response.evidence.map(\.source) == ["quote"])
     }
 
-    @Test(arguments: [JevFailure.noAPIKey, .timeout, .network, .httpError(status: 500), .invalidResponse, .rateLimited(status: 429)])
+    @Test(arguments: [
+        JevFailure.noAPIKey, .timeout, .network, .httpError(status: 500), .invalidResponse, .rateLimited(status: 429),
+    ])
     func aJevFailureIsInsufficientNeverAHold(failure: JevFailure) {
         let response = RatingDecision.decide(
             ticker: "MCD", asOf: "t", evidence: Self.evidence([.quote, .ratios, .prism]), jev: .failure(failure))
@@ -154,7 +178,9 @@ struct RatingDecisionTests {
             ticker: "MCD", asOf: "2026-08-21T00:00:00.000Z", evidence: Self.evidence([.quote, .ratios, .environment]),
             jev: .success(
                 Self.answers(
-                    score: Self.score(["strong_sell": 0.02, "sell": 0.08, "hold": 0.2, "buy": 0.6, "strong_buy": 0.1], confidence: 0.71234),
+                    score: Self.score(
+                        ["strong_sell": 0.02, "sell": 0.08, "hold": 0.2, "buy": 0.6, "strong_buy": 0.1],
+                        confidence: 0.71234),
                     nouls: ["momentum": 0.8, "valuation": 0.55, "macro": 0.3])))
         #expect(response.status == .ok)
         let rating = try #require(response.rating)
@@ -164,7 +190,11 @@ struct RatingDecisionTests {
         #expect(response.disclaimer == "AI-generated research signal, not investment advice.")
         let json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(response))
         guard case .object(let object) = json else { throw DecodingErrorLike() }
-        #expect(Set(object.keys) == ["ticker", "status", "rating", "probabilities", "confidence", "drivers", "evidence", "inputs_used", "as_of", "disclaimer"])
+        #expect(
+            Set(object.keys) == [
+                "ticker", "status", "rating", "probabilities", "confidence", "drivers", "evidence", "inputs_used",
+                "as_of", "disclaimer",
+            ])
         guard case .object(let ratingObject)? = object["rating"] else { throw DecodingErrorLike() }
         #expect(Set(ratingObject.keys) == ["action", "strength", "conviction", "one_line"])
     }

@@ -4,8 +4,8 @@ import Jev
 import RatingDomain
 import Redis
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// The rating end to end in-process: evidence from loopback fakes (Yahoo/Massive, Underlying, Jev), the decision,
 /// and the Redis cache.
@@ -29,16 +29,20 @@ import TestSupport
         #expect(!first.cached && first.computedIn != nil)
         #expect(response.status == .ok && response.ticker == ticker)
         #expect(response.inputsUsed == ["quote", "ratios", "prism", "situate", "headlines", "peer_forecast"])
-        #expect(response.evidence.map(\.source) == ["quote", "ratios", "prism", "situate", "headlines", "peer_forecast"])
+        #expect(
+            response.evidence.map(\.source) == ["quote", "ratios", "prism", "situate", "headlines", "peer_forecast"])
         let byName = Dictionary(uniqueKeysWithValues: response.evidence.map { ($0.source, $0) })
         #expect(byName["quote"]?.summary.hasPrefix("Price 300.00 USD (+1.01% today); 1m ") == true)
         #expect(byName["quote"]?.summary.contains("below 3-month high") == true)
-        #expect(byName["ratios"]?.summary == "P/E 24.1, P/S 8.2, P/B -40.1, EV/EBITDA 18.4, ROE 45.2%, dividend yield 2.3%")
+        #expect(
+            byName["ratios"]?.summary == "P/E 24.1, P/S 8.2, P/B -40.1, EV/EBITDA 18.4, ROE 45.2%, dividend yield 2.3%")
         #expect(byName["headlines"]?.summary == "Material headlines: Company beats earnings estimates")
         #expect(byName["headlines"]?.ref == "/v1/news?ticker=\(ticker)&materiality=material")
         #expect(byName["prism"]?.ref == fixture.underlying.baseURL + "/api/prism/\(ticker)/summary")
         #expect(byName["prism"]?.summary.contains("bull 45% / neutral 35% / bear 20%") == true)
-        #expect(byName["peer_forecast"]?.summary == "Peer forecast (3 months): bucket top_quintile, expected excess return +2.1%, confidence 0.64")
+        #expect(
+            byName["peer_forecast"]?.summary
+                == "Peer forecast (3 months): bucket top_quintile, expected excess return +2.1%, confidence 0.64")
         let peerRequest = fixture.underlying.requests.first { $0.path.hasPrefix("/api/tabular/peer-forecast/") }
         #expect(peerRequest?.query["horizon"] == "3")
 
@@ -53,7 +57,10 @@ import TestSupport
         let ratingCalls = fixture.jev.requests.filter(JevFake.isRatingCall)
         #expect(ratingCalls.count == 1)
         let body = try #require(ratingCalls.first?.bodyText)
-        for id in ["rating", "primary_driver", "up_momentum", "up_valuation", "up_fundamentals", "up_narrative", "up_peer_forecast"] {
+        for id in [
+            "rating", "primary_driver", "up_momentum", "up_valuation", "up_fundamentals", "up_narrative",
+            "up_peer_forecast",
+        ] {
             #expect(body.contains("\"\(id)\""))
         }
         #expect(!body.contains("up_macro") && body.contains("\"evidence\""))
@@ -137,7 +144,9 @@ import TestSupport
             #expect(await client.peerForecast("MCD", timeout: .seconds(1)) == nil)
         }
         fixture.underlyingOptions.withLock { $0.peerStatus = 500 }
-        #expect(await UnderlyingClient(baseURL: fixture.underlying.baseURL, logger: quietLogger()).peerForecast("MCD", timeout: .seconds(1)) == nil)
+        #expect(
+            await UnderlyingClient(baseURL: fixture.underlying.baseURL, logger: quietLogger()).peerForecast(
+                "MCD", timeout: .seconds(1)) == nil)
         await fixture.shutdown()
     }
 
@@ -182,7 +191,8 @@ import TestSupport
         let ticker = uniqueTicker()
         try await redis.set(
             ResearchMemos.redisKey(.synthesis, ticker),
-            Array("{\"summary\":\"Binding constraint: store traffic.\\n Demand durable;  pricing power intact.\"}".utf8),
+            Array(
+                "{\"summary\":\"Binding constraint: store traffic.\\n Demand durable;  pricing power intact.\"}".utf8),
             ttl: .seconds(60))
         let evidence = await fixture.collector(redis: redis).collect(ticker)
         let synthesis = try #require(evidence.first { $0.id == .synthesis })

@@ -4,8 +4,8 @@ import Jev
 import MarketData
 import Redis
 import SearchIntent
-import Testing
 import TestSupport
+import Testing
 
 /// §e: the eight rules in order as a table, the probe, the Jev step, the fallback and the cache.
 struct IntentRulesTests {
@@ -25,27 +25,44 @@ struct IntentRulesTests {
     static let cases: [Case] = [
         // 1 cashtag + ticker shape
         Case(q: "$aapl", intent: .ticker, probability: 0.97, symbol: "AAPL", screen: .detail, params: ["id": "AAPL"]),
-        Case(q: "$BRK.B", intent: .ticker, probability: 0.97, symbol: "BRK.B", screen: .detail, params: ["id": "BRK.B"]),
+        Case(
+            q: "$BRK.B", intent: .ticker, probability: 0.97, symbol: "BRK.B", screen: .detail, params: ["id": "BRK.B"]),
         // 2 question shape (before the quote probe and the seed)
-        Case(q: "is nike a buy?", intent: .question, probability: 0.90, screen: .research, params: ["q": "is nike a buy?"]),
-        Case(q: "what's   driving  costco", intent: .question, probability: 0.90, screen: .research, params: ["q": "what's driving costco"]),
-        Case(q: "tell me about starbucks", intent: .question, probability: 0.90, screen: .research, params: ["q": "tell me about starbucks"]),
+        Case(
+            q: "is nike a buy?", intent: .question, probability: 0.90, screen: .research,
+            params: ["q": "is nike a buy?"]),
+        Case(
+            q: "what's   driving  costco", intent: .question, probability: 0.90, screen: .research,
+            params: ["q": "what's driving costco"]),
+        Case(
+            q: "tell me about starbucks", intent: .question, probability: 0.90, screen: .research,
+            params: ["q": "tell me about starbucks"]),
         Case(q: "MCD?", intent: .question, probability: 0.90, screen: .research, params: ["q": "MCD?"]),
         // 3 ticker shape with a quote
-        Case(q: "msft", quoteHit: true, intent: .ticker, probability: 0.95, symbol: "MSFT", screen: .detail, params: ["id": "MSFT"]),
+        Case(
+            q: "msft", quoteHit: true, intent: .ticker, probability: 0.95, symbol: "MSFT", screen: .detail,
+            params: ["id": "MSFT"]),
         // 4 seed key (a ticker-shaped brand whose probe missed)
-        Case(q: "Nike", quoteHit: false, intent: .brand, probability: 0.95, symbol: "NKE", screen: .detail, params: ["id": "NKE"]),
+        Case(
+            q: "Nike", quoteHit: false, intent: .brand, probability: 0.95, symbol: "NKE", screen: .detail,
+            params: ["id": "NKE"]),
         Case(q: "Home Depot", intent: .brand, probability: 0.95, symbol: "HD", screen: .detail, params: ["id": "HD"]),
         // 5 locator phrases
         Case(q: "coffee near me", intent: .place, probability: 0.90, screen: .map, params: ["q": "coffee near me"]),
         Case(q: "starbucks nearby", intent: .place, probability: 0.90, screen: .map, params: ["q": "starbucks nearby"]),
         Case(q: "pizza open now", intent: .place, probability: 0.90, screen: .map, params: ["q": "pizza open now"]),
         // 6 seed key inside the text (longest wins)
-        Case(q: "chipotle mexican grill downtown", intent: .brand, probability: 0.80, symbol: "CMG", screen: .detail, params: ["id": "CMG"]),
+        Case(
+            q: "chipotle mexican grill downtown", intent: .brand, probability: 0.80, symbol: "CMG", screen: .detail,
+            params: ["id": "CMG"]),
         // 7 venue words, or geo + preposition
         Case(q: "thai restaurants", intent: .place, probability: 0.85, screen: .map, params: ["q": "thai restaurants"]),
-        Case(q: "sushi on main street", intent: .place, probability: 0.85, screen: .map, params: ["q": "sushi on main street"]),
-        Case(q: "tacos in soho", geo: true, intent: .place, probability: 0.85, screen: .map, params: ["q": "tacos in soho"]),
+        Case(
+            q: "sushi on main street", intent: .place, probability: 0.85, screen: .map,
+            params: ["q": "sushi on main street"]),
+        Case(
+            q: "tacos in soho", geo: true, intent: .place, probability: 0.85, screen: .map,
+            params: ["q": "tacos in soho"]),
         // 8 nothing matched → Jev (nil here)
         Case(q: "tacos in soho", intent: nil),
         Case(q: "zqxv", quoteHit: false, intent: nil),
@@ -68,9 +85,11 @@ struct IntentRulesTests {
 
     @Test func fallbackIsTodaysBehaviour() {
         let shaped = IntentRules.fallback(IntentRules.Query("zqxv"))
-        #expect(shaped == SearchIntentResponse(
-            intent: .ticker, probability: 0.5, resolved: SearchIntentResolved(symbol: "ZQXV"),
-            route: SearchIntentRoute(screen: .detail, params: ["id": "ZQXV"]), method: .fallback))
+        #expect(
+            shaped
+                == SearchIntentResponse(
+                    intent: .ticker, probability: 0.5, resolved: SearchIntentResolved(symbol: "ZQXV"),
+                    route: SearchIntentRoute(screen: .detail, params: ["id": "ZQXV"]), method: .fallback))
         let text = IntentRules.fallback(IntentRules.Query("quantum  gravity"))
         #expect(text.resolved == SearchIntentResolved() && text.route.params == ["id": "quantum gravity"])
         // Optional keys are omitted on the wire.
@@ -81,7 +100,9 @@ struct IntentRulesTests {
     @Test func normalisationAndShapes() {
         #expect(IntentRules.normalize("  a \n b  ") == "a b")
         #expect(IntentRules.normalize(String(repeating: "x", count: 300)).count == 200)
-        #expect(IntentRules.isTickerShaped("brk.b") && !IntentRules.isTickerShaped("1ABC") && !IntentRules.isTickerShaped("TOOLONG"))
+        #expect(
+            IntentRules.isTickerShaped("brk.b") && !IntentRules.isTickerShaped("1ABC")
+                && !IntentRules.isTickerShaped("TOOLONG"))
         #expect(IntentRules.Query("what\u{2019}s up with nvda").words.first == "what's")
         #expect(IntentRules.isQuestion(IntentRules.Query("what\u{2019}s up with nvda")))
         #expect(!IntentRules.isQuestion(IntentRules.Query("how now")))
@@ -90,10 +111,12 @@ struct IntentRulesTests {
 
 @Suite(.serialized) struct SearchIntentResolverTests {
     static func resolver(
-        jev: FakeUpstream?, key: String? = "test-jev-key", redis: RedisClient?, probe: @escaping @Sendable (String) async -> Bool = { _ in false }
+        jev: FakeUpstream?, key: String? = "test-jev-key", redis: RedisClient?,
+        probe: @escaping @Sendable (String) async -> Bool = { _ in false }
     ) -> SearchIntentResolver {
         SearchIntentResolver(
-            quoteProbe: probe, jev: jev.map { JevFake.client($0, key: key) } ?? JevClient(apiKey: nil, logger: quietLogger()),
+            quoteProbe: probe,
+            jev: jev.map { JevFake.client($0, key: key) } ?? JevClient(apiKey: nil, logger: quietLogger()),
             redis: redis, logger: quietLogger())
     }
 
@@ -138,10 +161,12 @@ struct IntentRulesTests {
     }
 
     @Test func theQuoteProbeHasOnePointFiveSeconds() async throws {
-        let resolver = Self.resolver(jev: nil, redis: nil, probe: { _ in
-            try? await Task.sleep(for: .seconds(5))
-            return true
-        })
+        let resolver = Self.resolver(
+            jev: nil, redis: nil,
+            probe: { _ in
+                try? await Task.sleep(for: .seconds(5))
+                return true
+            })
         let started = ContinuousClock.now
         let answer = await resolver.resolve(q: "ZZZQ", lat: nil, lng: nil)
         let elapsed = ContinuousClock.now - started
@@ -161,10 +186,12 @@ struct IntentRulesTests {
         let fast = Self.resolver(jev: nil, redis: nil, probe: { $0 == "MSFT" })
         #expect(await fast.resolve(q: "msft", lat: nil, lng: nil).probability == 0.95)
         // Cashtags and questions never probe.
-        let never = Self.resolver(jev: nil, redis: nil, probe: { _ in
-            Issue.record("probe ran")
-            return true
-        })
+        let never = Self.resolver(
+            jev: nil, redis: nil,
+            probe: { _ in
+                Issue.record("probe ran")
+                return true
+            })
         #expect(await never.resolve(q: "$MSFT", lat: nil, lng: nil).probability == 0.97)
     }
 }

@@ -26,7 +26,12 @@ func redisClient() async throws -> RedisClient {
 /// A counter shared with a fake's handler.
 final class Counter: Sendable {
     private let value = Mutex(0)
-    @discardableResult func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    @discardableResult func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }
 
@@ -109,7 +114,8 @@ enum MarketFake {
     static func client(_ fake: FakeUpstream) -> MarketDataClient {
         MarketDataClient(
             configuration: MarketDataConfiguration(
-                primary: .yahoo, yahooBaseURL: fake.baseURL, massiveBaseURL: fake.baseURL, massiveAPIKey: "test-massive"),
+                primary: .yahoo, yahooBaseURL: fake.baseURL, massiveBaseURL: fake.baseURL, massiveAPIKey: "test-massive"
+            ),
             logger: quietLogger())
     }
 }
@@ -118,13 +124,17 @@ enum MarketFake {
 enum JevFake {
     struct Rules: Sendable {
         /// `rating` score: probabilities (nil → none) and confidence.
-        var ratingProbabilities: [String: Double]? = ["strong_sell": 0.02, "sell": 0.08, "hold": 0.2, "buy": 0.6, "strong_buy": 0.1]
+        var ratingProbabilities: [String: Double]? = [
+            "strong_sell": 0.02, "sell": 0.08, "hold": 0.2, "buy": 0.6, "strong_buy": 0.1,
+        ]
         var ratingScore: Double = 3
         var ratingConfidence = 0.71
         var primary = "momentum"
         var primaryConfidence = 0.8
         /// `up_<driver>` nouls; missing drivers get no answer.
-        var nouls: [String: Double] = ["momentum": 0.8, "fundamentals": 0.7, "valuation": 0.3, "narrative": 0.5, "peer_forecast": 0.62]
+        var nouls: [String: Double] = [
+            "momentum": 0.8, "fundamentals": 0.7, "valuation": 0.3, "narrative": 0.5, "peer_forecast": 0.62,
+        ]
         /// Headline level by title keyword.
         var materialityConfidence = 0.8
         var status = 200
@@ -149,28 +159,39 @@ enum JevFake {
             var answers: [String] = []
             for id in questions.keys.sorted() {
                 if id == "rating" {
-                    let probs = r.ratingProbabilities.map { p in
-                        p.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
-                    } ?? ""
+                    let probs =
+                        r.ratingProbabilities.map { p in
+                            p.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
+                        } ?? ""
                     answers.append(
-                        "\"rating\":{\"type\":\"score\",\"score\":\(r.ratingScore),\"probabilities\":{\(probs)},\"confidence\":\(r.ratingConfidence)}")
+                        "\"rating\":{\"type\":\"score\",\"score\":\(r.ratingScore),\"probabilities\":{\(probs)},\"confidence\":\(r.ratingConfidence)}"
+                    )
                 } else if id == "primary_driver" {
                     answers.append(
-                        "\"primary_driver\":{\"type\":\"choice\",\"choice\":\"\(r.primary)\",\"probabilities\":{\"\(r.primary)\":\(r.primaryConfidence)},\"confidence\":\(r.primaryConfidence)}")
+                        "\"primary_driver\":{\"type\":\"choice\",\"choice\":\"\(r.primary)\",\"probabilities\":{\"\(r.primary)\":\(r.primaryConfidence)},\"confidence\":\(r.primaryConfidence)}"
+                    )
                 } else if id.hasPrefix("up_") {
-                    if let p = r.nouls[String(id.dropFirst(3))] { answers.append("\"\(id)\":{\"type\":\"noul\",\"noul\":\(p)}") }
+                    if let p = r.nouls[String(id.dropFirst(3))] {
+                        answers.append("\"\(id)\":{\"type\":\"noul\",\"noul\":\(p)}")
+                    }
                 } else if id.hasPrefix("h") {
                     let title = titles[id]?.lowercased() ?? ""
-                    let level = title.contains("earnings") || title.contains("recall") ? "material" : title.contains("minor") ? "minor" : "noise"
-                    let probs: String = switch level {
-                    case "material": "\"noise\":0.05,\"minor\":0.15,\"material\":0.8"
-                    case "minor": "\"noise\":0.2,\"minor\":0.7,\"material\":0.1"
-                    default: "\"noise\":0.9,\"minor\":0.1,\"material\":0"
-                    }
+                    let level =
+                        title.contains("earnings") || title.contains("recall")
+                        ? "material" : title.contains("minor") ? "minor" : "noise"
+                    let probs: String =
+                        switch level {
+                        case "material": "\"noise\":0.05,\"minor\":0.15,\"material\":0.8"
+                        case "minor": "\"noise\":0.2,\"minor\":0.7,\"material\":0.1"
+                        default: "\"noise\":0.9,\"minor\":0.1,\"material\":0"
+                        }
                     answers.append(
-                        "\"\(id)\":{\"type\":\"choice\",\"choice\":\"\(level)\",\"probabilities\":{\(probs)},\"confidence\":\(r.materialityConfidence)}")
+                        "\"\(id)\":{\"type\":\"choice\",\"choice\":\"\(level)\",\"probabilities\":{\(probs)},\"confidence\":\(r.materialityConfidence)}"
+                    )
                 } else if id == "q" {
-                    answers.append("\"q\":{\"type\":\"choice\",\"choice\":\"place\",\"probabilities\":{\"place\":0.74},\"confidence\":0.74}")
+                    answers.append(
+                        "\"q\":{\"type\":\"choice\",\"choice\":\"place\",\"probabilities\":{\"place\":0.74},\"confidence\":0.74}"
+                    )
                 }
             }
             return jsonResponse(200, "{\"model\":\"jev-latest\",\"answers\":{\(answers.joined(separator: ","))}}")
@@ -192,7 +213,8 @@ enum UnderlyingFake {
     struct Options: Sendable {
         var prism = true
         var situate = true
-        var peer: String? = "{\"available\":true,\"bucket\":\"top_quintile\",\"expected_excess_return\":0.021,\"confidence\":0.64,\"probabilities\":{\"top_quintile\":0.41}}"
+        var peer: String? =
+            "{\"available\":true,\"bucket\":\"top_quintile\",\"expected_excess_return\":0.021,\"confidence\":0.64,\"probabilities\":{\"top_quintile\":0.41}}"
         var peerStatus = 200
         var peerDelay: Duration = .zero
     }
@@ -219,7 +241,8 @@ enum UnderlyingFake {
                 guard o.situate else { return jsonResponse(404, "{}") }
                 return jsonResponse(
                     200,
-                    "{\"ticker\":\"X\",\"posture\":{\"stance\":\"odds_favorable\",\"horizon\":\"3m\",\"conviction\":0.58,\"one_line\":\"Odds lean up\"}}")
+                    "{\"ticker\":\"X\",\"posture\":{\"stance\":\"odds_favorable\",\"horizon\":\"3m\",\"conviction\":0.58,\"one_line\":\"Odds lean up\"}}"
+                )
             }
             return jsonResponse(404, "{}")
         }
@@ -257,7 +280,8 @@ final class RatingFixture: Sendable {
 
     func collector(redis: RedisClient?, perSource: Duration = .seconds(3)) -> EvidenceCollector {
         EvidenceCollector(
-            market: MarketFake.client(market), underlying: UnderlyingClient(baseURL: underlying.baseURL, logger: quietLogger()),
+            market: MarketFake.client(market),
+            underlying: UnderlyingClient(baseURL: underlying.baseURL, logger: quietLogger()),
             memos: ResearchMemos(redis: redis), materiality: materiality(redis: redis), perSource: perSource)
     }
 

@@ -8,8 +8,8 @@ import RatingDomain
 import Redis
 import Runtime
 import TestSupport
-import TickerPage
 import Testing
+import TickerPage
 
 /// A Yahoo chart fake with OHLCV bars: a fixed synthetic series whose length follows `range`.
 enum TickerFake {
@@ -58,7 +58,8 @@ enum TickerFake {
     }
 
     static func market(_ fake: FakeUpstream) -> MarketDataClient {
-        MarketDataClient(configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: fake.baseURL), logger: quietLogger())
+        MarketDataClient(
+            configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: fake.baseURL), logger: quietLogger())
     }
 }
 
@@ -66,7 +67,8 @@ enum TickerFake {
 let underlyingPNG: String = {
     let png = try? ChartRenderer.draw(
         ChartRequest(
-            kind: .price, ticker: "UP", period: "1mo", bars: [PriceBar(ts: 0, close: 1), PriceBar(ts: 86_400, close: 2)],
+            kind: .price, ticker: "UP", period: "1mo",
+            bars: [PriceBar(ts: 0, close: 1), PriceBar(ts: 86_400, close: 2)],
             source: "underlying", pixelWidth: 120, pixelHeight: 80, scale: 0.25))
     return Data(png?.png ?? []).base64EncodedString()
 }()
@@ -137,19 +139,24 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let page = f.page(underlying: try deadUnderlying())
         let symbol = uniqueTicker()
         for period in PricePeriod.allCases {
-            let reply = await page.quotes.history(QuoteHistoryCommand(symbol: symbol, period: period, interval: .oneDay))
+            let reply = await page.quotes.history(
+                QuoteHistoryCommand(symbol: symbol, period: period, interval: .oneDay))
             #expect(reply.status == 200 && header(reply, "Cache-Control") == "public, max-age=60")
             let body = try decodeBody(QuoteHistoryResponse.self, reply)
             let expected = TickerFake.bars(range: period.rawValue)
             #expect(body.ticker == symbol && body.period == period && body.interval == .oneDay)
             #expect(body.points.count == expected.count && body.points.last?.ts == TickerFake.end)
-            #expect(body.points.first?.volume == expected.first?.volume && body.points.first?.high == expected.first?.high)
-            #expect(body.sources.map(\.provider) == [.yahoo] && body.sources.first?.url == "https://finance.yahoo.com/quote/\(symbol)")
+            #expect(
+                body.points.first?.volume == expected.first?.volume && body.points.first?.high == expected.first?.high)
+            #expect(
+                body.sources.map(\.provider) == [.yahoo]
+                    && body.sources.first?.url == "https://finance.yahoo.com/quote/\(symbol)")
             #expect(f.yahoo.lastRequest?.query == ["range": period.rawValue, "interval": "1d"])
         }
         _ = await page.quotes.history(QuoteHistoryCommand(symbol: symbol, period: .oneYear, interval: .oneWeek))
         #expect(f.yahoo.lastRequest?.query == ["range": "1y", "interval": "1wk"])
-        let none = await page.quotes.history(QuoteHistoryCommand(symbol: "NODATA", period: .oneMonth, interval: .oneDay))
+        let none = await page.quotes.history(
+            QuoteHistoryCommand(symbol: "NODATA", period: .oneMonth, interval: .oneDay))
         #expect(none.status == 502 && errorText(none) == "history unavailable")
         await f.shutdown()
     }
@@ -202,13 +209,15 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let f = try await TickerFixture()
         let page = f.page(underlying: try deadUnderlying())
         let reply = await page.charts.chart(
-            ChartCommand(type: .regression, ticker: uniqueTicker(), period: .oneYear, interval: .oneDay), deadline: .now + .seconds(10))
+            ChartCommand(type: .regression, ticker: uniqueTicker(), period: .oneYear, interval: .oneDay),
+            deadline: .now + .seconds(10))
         let chart = try decodeBody(ChartResponse.self, reply)
         let bars = TickerFake.bars(range: "1y")
         let x = bars.map { Double($0.ts - bars[0].ts) / 86_400 }
         let y = bars.map { log($0.close) }
         let n = Double(bars.count)
-        let mx = x.reduce(0, +) / n, my = y.reduce(0, +) / n
+        let mx = x.reduce(0, +) / n
+        let my = y.reduce(0, +) / n
         var sxy = 0.0
         var sxx = 0.0
         for (xi, yi) in zip(x, y) {
@@ -228,12 +237,14 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let f = try await TickerFixture()
         let page = f.page(underlying: try deadUnderlying())
         let reply = await page.charts.chart(
-            ChartCommand(type: .auction, ticker: uniqueTicker(), period: .threeMonths, interval: .oneDay), deadline: .now + .seconds(10))
+            ChartCommand(type: .auction, ticker: uniqueTicker(), period: .threeMonths, interval: .oneDay),
+            deadline: .now + .seconds(10))
         let levels = try #require(try decodeBody(ChartResponse.self, reply).levels)
         let (poc, vah, val) = try (#require(levels.poc), #require(levels.vah), #require(levels.val))
         // The profile computed here: 24 equal bins of close between the lowest and highest close.
         let bars = TickerFake.bars(range: "3mo")
-        let lo = bars.map(\.close).min() ?? 0, hi = bars.map(\.close).max() ?? 0
+        let lo = bars.map(\.close).min() ?? 0
+        let hi = bars.map(\.close).max() ?? 0
         let width = (hi - lo) / 24
         var volume = [Double](repeating: 0, count: 24)
         for bar in bars { volume[min(23, Int((bar.close - lo) / width))] += bar.volume }
@@ -243,7 +254,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let inside = bars.filter { $0.close >= val - 1e-9 && $0.close <= vah + 1e-9 }.map(\.volume).reduce(0, +)
         #expect(inside >= 0.7 * total && val < poc && poc < vah)
         // Dropping both edge bins leaves less than 70 %: the value area is no wider than it has to be.
-        let inner = bars.filter { $0.close >= val + width - 1e-9 && $0.close < vah - width - 1e-9 }.map(\.volume).reduce(0, +)
+        let inner = bars.filter { $0.close >= val + width - 1e-9 && $0.close < vah - width - 1e-9 }.map(\.volume)
+            .reduce(0, +)
         #expect(inner < 0.7 * total)
         await f.shutdown()
     }
@@ -251,7 +263,9 @@ func header(_ reply: Reply, _ name: String) -> String? {
     @Test func underlyingsChartIsPassedThroughUnchanged() async throws {
         let f = try await TickerFixture()
         let upstream = try FakeUpstream { request in
-            guard request.method == "POST", request.path == "/api/charts/auction" else { return jsonResponse(404, "{}") }
+            guard request.method == "POST", request.path == "/api/charts/auction" else {
+                return jsonResponse(404, "{}")
+            }
             return jsonResponse(
                 200,
                 """
@@ -262,27 +276,36 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()))
         let ticker = uniqueTicker()
         let reply = await page.charts.chart(
-            ChartCommand(type: .auction, ticker: ticker, period: .oneMonth, interval: .oneDay, month: 3), deadline: .now + .seconds(10))
+            ChartCommand(type: .auction, ticker: ticker, period: .oneMonth, interval: .oneDay, month: 3),
+            deadline: .now + .seconds(10))
         #expect(reply.status == 200)
         let chart = try decodeBody(ChartResponse.self, reply)
         #expect(chart.image == ChartImage(mime: "image/png", data: underlyingPNG, filename: "auction.png"))
         #expect(chart.levels == ChartLevels(poc: 101.5, vah: 103.25, val: 99))
-        #expect(chart.provider == "yfinance" && chart.providerNote == "analyzer cache" && chart.sourceUrl == upstream.baseURL + "/")
+        #expect(
+            chart.provider == "yfinance" && chart.providerNote == "analyzer cache"
+                && chart.sourceUrl == upstream.baseURL + "/")
         #expect(chart.meta?["bins"] == .number(40))
         let sent = try #require(upstream.lastRequest)
-        #expect(try JSONDecoder().decode([String: JSONValue].self, from: Data(sent.body)) == [
-            "ticker": .string(ticker), "period": .string("1mo"), "interval": .string("1d"),
-        ])
+        #expect(
+            try JSONDecoder().decode([String: JSONValue].self, from: Data(sent.body)) == [
+                "ticker": .string(ticker), "period": .string("1mo"), "interval": .string("1d"),
+            ])
         #expect(f.yahoo.requestCount == 0)
 
         // Underlying failing: we draw our own; a type only Underlying draws is a 502 naming why.
         upstream.respond { _ in jsonResponse(500, "{}") }
         let fallback = try decodeBody(
             ChartResponse.self,
-            await page.charts.chart(ChartCommand(type: .auction, ticker: ticker, period: .oneMonth, interval: .oneDay), deadline: .now + .seconds(10)))
-        #expect(fallback.provider == "yahoo" && fallback.providerNote?.hasSuffix("(http 500)") == true && fallback.levels?.poc != nil)
+            await page.charts.chart(
+                ChartCommand(type: .auction, ticker: ticker, period: .oneMonth, interval: .oneDay),
+                deadline: .now + .seconds(10)))
+        #expect(
+            fallback.provider == "yahoo" && fallback.providerNote?.hasSuffix("(http 500)") == true
+                && fallback.levels?.poc != nil)
         let torque = await page.charts.chart(
-            ChartCommand(type: .torque, ticker: ticker, period: .twoYears, interval: .oneDay), deadline: .now + .seconds(10))
+            ChartCommand(type: .torque, ticker: ticker, period: .twoYears, interval: .oneDay),
+            deadline: .now + .seconds(10))
         #expect(torque.status == 502 && errorText(torque) == "underlying chart torque unavailable: http 500")
         await upstream.shutdown()
         await f.shutdown()
@@ -294,7 +317,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
             try? await Task.sleep(for: .seconds(2))
             return jsonResponse(500, "{}")
         }
-        let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(300))
+        let page = f.page(
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(300))
         let command = ChartCommand(type: .regression, ticker: uniqueTicker(), period: .threeMonths, interval: .oneDay)
         let first = try decodeBody(ChartResponse.self, await page.charts.chart(command, deadline: .now + .seconds(10)))
         #expect(first.providerNote?.hasSuffix("(timed out)") == true)
@@ -305,7 +329,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
         #expect(upstream.requestCount == 1)
         // A type only Underlying draws still asks.
         let torque = await page.charts.chart(
-            ChartCommand(type: .torque, ticker: command.ticker, period: .twoYears, interval: .oneDay), deadline: .now + .seconds(1))
+            ChartCommand(type: .torque, ticker: command.ticker, period: .twoYears, interval: .oneDay),
+            deadline: .now + .seconds(1))
         #expect(torque.status == 502 && upstream.requestCount == 2)
         await upstream.shutdown()
         await f.shutdown()
@@ -315,49 +340,65 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let f = try await TickerFixture()
         let page = f.page(underlying: try deadUnderlying())
         let reply = await page.charts.chart(
-            ChartCommand(type: .price, ticker: "NODATA", period: .oneMonth, interval: .oneDay), deadline: .now + .seconds(10))
-        #expect(reply.status == 502 && String(decoding: reply.body, as: UTF8.self) == #"{"error":"price history unavailable"}"#)
+            ChartCommand(type: .price, ticker: "NODATA", period: .oneMonth, interval: .oneDay),
+            deadline: .now + .seconds(10))
+        #expect(
+            reply.status == 502
+                && String(decoding: reply.body, as: UTF8.self) == #"{"error":"price history unavailable"}"#)
         await f.shutdown()
     }
 
     @Test func summariesPassThroughAndMapFailures() async throws {
         let f = try await TickerFixture()
-        let stored = #"{"ticker":"MCD","as_of":"2026-08-01","recommendation":{"action":"buy","strength":"normal","conviction":0.62,"one_line":"Buy"},"extra":{"kept":[1,2]}}"#
+        let stored =
+            #"{"ticker":"MCD","as_of":"2026-08-01","recommendation":{"action":"buy","strength":"normal","conviction":0.62,"one_line":"Buy"},"extra":{"kept":[1,2]}}"#
         let slow = Flag()
         let upstream = try FakeUpstream { request in
             if slow.isOn { try? await Task.sleep(for: .seconds(3)) }
             switch request.path {
             case "/api/prism/MCD/summary": return jsonResponse(200, stored)
             case "/api/situate/BUSY/summary":
-                return HTTPResponse(status: 503, headers: [("Retry-After", "7"), ("Content-Type", "application/json")], body: Array("{}".utf8))
+                return HTTPResponse(
+                    status: 503, headers: [("Retry-After", "7"), ("Content-Type", "application/json")],
+                    body: Array("{}".utf8))
             default: return jsonResponse(404, #"{"error":"not built"}"#)
             }
         }
-        let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(500))
+        let page = f.page(
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(500))
         let deadline = ContinuousClock.now + .seconds(5)
-        let passed = await page.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
+        let passed = await page.research.summary(
+            ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
         #expect(passed.status == 200 && passed.body == Array(stored.utf8))
-        let missing = await page.research.summary(ResearchSummaryCommand(engine: .situate, ticker: "MCD"), deadline: deadline)
+        let missing = await page.research.summary(
+            ResearchSummaryCommand(engine: .situate, ticker: "MCD"), deadline: deadline)
         #expect(missing.status == 404)
         #expect(
             try decodeBody([String: String].self, missing) == [
                 "error": "no Situate packet for this ticker yet — POST /v1/situate to build one",
                 "code": "situate_packet_not_found",
             ])
-        let busy = await page.research.summary(ResearchSummaryCommand(engine: .situate, ticker: "BUSY"), deadline: deadline)
-        #expect(busy.status == 503 && header(busy, "Retry-After") == "7" && errorText(busy) == "Situate engine is busy; retry shortly")
+        let busy = await page.research.summary(
+            ResearchSummaryCommand(engine: .situate, ticker: "BUSY"), deadline: deadline)
+        #expect(
+            busy.status == 503 && header(busy, "Retry-After") == "7"
+                && errorText(busy) == "Situate engine is busy; retry shortly")
 
         slow.set(true)
         let started = ContinuousClock.now
-        let timedOut = await page.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
+        let timedOut = await page.research.summary(
+            ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
         #expect(timedOut.status == 504 && errorText(timedOut) == "Prism engine timed out")
         #expect(ContinuousClock.now - started < .milliseconds(1500))
 
         let down = f.page(underlying: try deadUnderlying(), timeout: .milliseconds(500))
-        let unreachable = await down.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
+        let unreachable = await down.research.summary(
+            ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
         #expect(unreachable.status == 502 && errorText(unreachable) == "Prism engine is unreachable")
         let off = f.page(underlying: UnderlyingClient(baseURL: nil, logger: quietLogger()))
-        #expect(await off.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline).status == 503)
+        #expect(
+            await off.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline).status
+                == 503)
         await upstream.shutdown()
         await f.shutdown()
     }

@@ -264,7 +264,9 @@ struct RetryTests {
 
         var once: [Int] = []
         do {
-            try await Retry.run(until: nil, shouldRetry: { _ in false }, onFailure: { _, attempt in once.append(attempt) }) {
+            try await Retry.run(
+                until: nil, shouldRetry: { _ in false }, onFailure: { _, attempt in once.append(attempt) }
+            ) {
                 throw Flaky()
             }
             Issue.record("expected the first failure to be rethrown")

@@ -21,13 +21,24 @@ extension SystemTests {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(
                 instance: "test-admin-\(UInt16.random(in: 0...9999))", limits: true,
-                extra: ["ADMIN_EMAILS": "other@example.com, \(adminEmail.uppercased())", "USAGE_REPORT_INTERVAL_MS": "200"])
-            defer { identify.kill(); gateway.process.kill() }
+                extra: [
+                    "ADMIN_EMAILS": "other@example.com, \(adminEmail.uppercased())", "USAGE_REPORT_INTERVAL_MS": "200",
+                ])
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let ip = EdgeGuardTests.ip()
             let at = [("X-Forwarded-For", ip)]
-            let admin = at + [("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: adminEmail, headers: at))")]
+            let admin =
+                at + [
+                    ("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: adminEmail, headers: at))")
+                ]
             let userEmail = "user-\(UInt32.random(in: 0...UInt32.max))@example.com"
-            let user = at + [("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: userEmail, headers: at))")]
+            let user =
+                at + [
+                    ("Authorization", "Bearer \(try await FindsTests.signIn(gateway, email: userEmail, headers: at))")
+                ]
 
             // Scope: anonymous 401, a signed-in non-admin 403 on every admin route.
             #expect(try await SystemClient.send(gateway, "GET", "/v1/admin/users", headers: at).status == 401)
@@ -47,7 +58,8 @@ extension SystemTests {
             let db = try await PostgresPool.make(
                 url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             for _ in 0..<50 {
-                _ = try await db.execute("INSERT INTO gateway.usage_events (user_id, kind) VALUES (\(userId), 'identify')")
+                _ = try await db.execute(
+                    "INSERT INTO gateway.usage_events (user_id, kind) VALUES (\(userId), 'identify')")
             }
             await db.close()
             try await SystemClient.waitForIdentify(gateway, auth: user)
@@ -78,9 +90,14 @@ extension SystemTests {
             }
             #expect(last == 429)
             let entries = try await Self.logEntries(gateway, admin)
-            let trips = entries.filter { $0["kind"] as? String == "suspected_abuse" && $0["subject"] as? String == "ip:\(abuser[0].1)" }
+            let trips = entries.filter {
+                $0["kind"] as? String == "suspected_abuse" && $0["subject"] as? String == "ip:\(abuser[0].1)"
+            }
             #expect(trips.count == 1)
-            #expect(entries.contains { $0["kind"] as? String == "entitlement_granted" && $0["subject"] as? String == userId })
+            #expect(
+                entries.contains {
+                    $0["kind"] as? String == "entitlement_granted" && $0["subject"] as? String == userId
+                })
             #expect(entries.first?["kind"] as? String == "admin_action")  // this very read, newest first
             let actions = entries.filter { $0["kind"] as? String == "admin_action" && $0["actor"] as? String != nil }
             #expect(actions.count >= 5)  // users, two grants that reached the handler, the 404, this log read
@@ -90,7 +107,8 @@ extension SystemTests {
             // Metrics: request counts per route from the usage reports (flushed every 200 ms here).
             var requests: [String: Any] = [:]
             for _ in 0..<50 {
-                let metrics = try await SystemClient.send(gateway, "GET", "/v1/admin/metrics?windowSeconds=3600", headers: admin)
+                let metrics = try await SystemClient.send(
+                    gateway, "GET", "/v1/admin/metrics?windowSeconds=3600", headers: admin)
                 #expect(metrics.status == 200)
                 let body = SystemClient.json(metrics)
                 requests = body["requests"] as? [String: Any] ?? [:]
@@ -101,7 +119,9 @@ extension SystemTests {
             let cost = try await SystemClient.send(gateway, "GET", "/v1/admin/cost", headers: admin)
             #expect(cost.status == 200)
             #expect(SystemClient.json(cost)["basis"] as? String != nil)
-            #expect(try await SystemClient.send(gateway, "GET", "/v1/admin/cost?windowSeconds=-1", headers: admin).status == 400)
+            #expect(
+                try await SystemClient.send(gateway, "GET", "/v1/admin/cost?windowSeconds=-1", headers: admin).status
+                    == 400)
         }
     }
 }

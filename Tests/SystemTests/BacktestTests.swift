@@ -10,14 +10,18 @@ extension SystemTests {
     /// BTA closes 10, 11, 12, 15 (+50 %), BTB 18, 16, 20, 22 (+2/9), SPY 100, 101, 102, 110 (+10 %); no history for
     /// anything else. The equal-weight basket returns (0.5 + 2/9) / 2 = 13/36.
     @Suite struct BacktestTests {
-        static let closes: [String: [Double]] = ["BTA": [10, 11, 12, 15], "BTB": [18, 16, 20, 22], "SPY": [100, 101, 102, 110]]
+        static let closes: [String: [Double]] = [
+            "BTA": [10, 11, 12, 15], "BTB": [18, 16, 20, 22], "SPY": [100, 101, 102, 110],
+        ]
 
         static func massive() throws -> FakeUpstream {
             try FakeUpstream { request in
                 let symbol = request.path.split(separator: "/").dropFirst(3).first.map(String.init) ?? ""
                 if request.path.hasPrefix("/v2/aggs/ticker/"), let closes = Self.closes[symbol] {
                     let start = Date().timeIntervalSince1970 - 10 * 86_400
-                    let bars = closes.enumerated().map { i, c in #"{"t":\#(Int64((start + Double(i) * 86_400) * 1000)),"c":\#(c)}"# }
+                    let bars = closes.enumerated().map { i, c in
+                        #"{"t":\#(Int64((start + Double(i) * 86_400) * 1000)),"c":\#(c)}"#
+                    }
                     return .json(200, raw: Array(#"{"status":"OK","results":[\#(bars.joined(separator: ","))]}"#.utf8))
                 }
                 if request.path.hasPrefix("/v2/snapshot/"), let ticker = request.path.split(separator: "/").last {
@@ -57,10 +61,13 @@ extension SystemTests {
             #expect(try await post(#"{"listId":"wl_nobodys"}"#).status == 404)
             // An empty default list has nothing to test, and says so in its summary.
             #expect(SystemClient.errorMessage(try await post("{}")) == required)
-            let empty = SystemClient.json(try await SystemClient.send(gateway, "GET", "/v1/watchlist/list-summary", headers: auth))
+            let empty = SystemClient.json(
+                try await SystemClient.send(gateway, "GET", "/v1/watchlist/list-summary", headers: auth))
             #expect(empty["backtestReady"] as? Bool == false)
             let none = try await post(#"{"tickers":["BTZ"]}"#)
-            #expect(none.status == 502 && SystemClient.errorMessage(none) == "no price history for any ticker in this period")
+            #expect(
+                none.status == 502
+                    && SystemClient.errorMessage(none) == "no price history for any ticker in this period")
 
             let given = try await post(#"{"tickers":[" bta","BTB","BTZ","BTA"],"period":"1mo"}"#)
             #expect(given.status == 200)
@@ -72,12 +79,19 @@ extension SystemTests {
 
             // Without tickers: the default list's, once it holds them; the summary says it is ready.
             for ticker in ["BTA", "BTB"] {
-                #expect(try await SystemClient.send(gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"\#(ticker)"}"#, headers: auth).status == 200)
+                #expect(
+                    try await SystemClient.send(
+                        gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"\#(ticker)"}"#, headers: auth
+                    ).status == 200)
             }
-            let ready = SystemClient.json(try await SystemClient.send(gateway, "GET", "/v1/watchlist/list-summary", headers: auth))
+            let ready = SystemClient.json(
+                try await SystemClient.send(gateway, "GET", "/v1/watchlist/list-summary", headers: auth))
             #expect(ready["backtestReady"] as? Bool == true)
-            let fromList = try JSONDecoder().decode(BacktestResponse.self, from: Data(try await post(#"{"period":"bogus"}"#).body))
-            #expect(abs(fromList.totalReturn - 13.0 / 36.0) < 1e-9 && fromList.period == .threeMonths && fromList.omitted.isEmpty)
+            let fromList = try JSONDecoder().decode(
+                BacktestResponse.self, from: Data(try await post(#"{"period":"bogus"}"#).body))
+            #expect(
+                abs(fromList.totalReturn - 13.0 / 36.0) < 1e-9 && fromList.period == .threeMonths
+                    && fromList.omitted.isEmpty)
             for fake in [massive, quotes, openRouter, jev] { await fake.shutdown() }
         }
     }

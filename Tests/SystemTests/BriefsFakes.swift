@@ -56,7 +56,8 @@ enum BriefsFakes {
             let latency = knobs.modelLatency.withLock { $0 }
             if latency > .zero { try? await Task.sleep(for: latency) }
             if knobs.modelFails.withLock({ $0 }) { return .error(500, "upstream down") }
-            let content = #"{"headline":"**Tape drifts higher**","body":"**$AAPL** edged up while the rest of the list held steady."}"#
+            let content =
+                #"{"headline":"**Tape drifts higher**","body":"**$AAPL** edged up while the rest of the list held steady."}"#
             let body = try? JSONSerialization.data(withJSONObject: [
                 "choices": [["message": ["role": "assistant", "content": content]]],
                 "usage": ["prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20],
@@ -78,7 +79,9 @@ enum BriefsFakes {
             for (id, question) in questions {
                 let type = (question as? [String: Any])?["type"] as? String
                 if id.hasPrefix("exposure_") {
-                    answers[id] = ["type": "choice", "choice": "direct", "probabilities": ["direct": 0.9], "confidence": 0.9]
+                    answers[id] = [
+                        "type": "choice", "choice": "direct", "probabilities": ["direct": 0.9], "confidence": 0.9,
+                    ]
                 } else if type == "noul" {
                     let p = id.hasPrefix("look_") ? 0.8 : knobs.prefilterNoul.withLock { $0 }
                     if let p { answers[id] = ["type": "noul", "noul": p] }
@@ -94,7 +97,9 @@ enum BriefsFakes {
     }
 
     /// The three fakes a Briefs test needs and the environment pointing processes at them.
-    static func upstreams(_ knobs: Knobs) throws -> (massive: FakeUpstream, openRouter: FakeUpstream, jev: FakeUpstream, env: [String: String]) {
+    static func upstreams(_ knobs: Knobs) throws -> (
+        massive: FakeUpstream, openRouter: FakeUpstream, jev: FakeUpstream, env: [String: String]
+    ) {
         let (massive, openRouter, jev) = (try massive(), try openRouter(knobs), try jev(knobs))
         return (massive, openRouter, jev, environment(massive: massive, openRouter: openRouter, jev: jev))
     }
@@ -156,7 +161,9 @@ enum BriefsFakes {
     static func waitForBriefs(_ gateway: GatewayProcess, auth: [(String, String)]) async throws {
         let deadline = ContinuousClock.now + .seconds(40)
         while ContinuousClock.now < deadline {
-            if try await SystemClient.send(gateway, "GET", "/v1/watchlist/lists", headers: auth).status == 200 { return }
+            if try await SystemClient.send(gateway, "GET", "/v1/watchlist/lists", headers: auth).status == 200 {
+                return
+            }
         }
         throw Failure("Briefs did not answer through the gateway within 40 s")
     }

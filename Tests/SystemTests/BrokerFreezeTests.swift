@@ -17,7 +17,10 @@ extension SystemTests {
             let identify = try await ServiceProcess.start("Identify", extra: kafka)
             let gateway = try await GatewayProcess.start(
                 instance: "test-freeze-\(UInt16.random(in: 0...9999))", extra: kafka)
-            defer { identify.kill(signal: SIGKILL); gateway.process.kill(signal: SIGKILL) }
+            defer {
+                identify.kill(signal: SIGKILL)
+                gateway.process.kill(signal: SIGKILL)
+            }
             try await Self.waitFor200(gateway, within: .seconds(30))
 
             broker.freeze()
@@ -26,7 +29,8 @@ extension SystemTests {
             var answers: [(status: Int, seconds: Double)] = []
             while ContinuousClock.now - frozenAt < .seconds(3) {
                 let sent = ContinuousClock.now
-                let response = try await SystemClient.send(gateway, "POST", "/v1/resolve-comparable", json: Self.comparable)
+                let response = try await SystemClient.send(
+                    gateway, "POST", "/v1/resolve-comparable", json: Self.comparable)
                 answers.append((response.status, (ContinuousClock.now - sent).inSeconds))
                 if response.status == 503 { #expect(response.headers["Retry-After"] != nil) }
             }

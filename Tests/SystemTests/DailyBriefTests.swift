@@ -43,19 +43,26 @@ extension SystemTests {
             #expect(empty.keys == ["headline", "body", "generatedAt"] && openRouter.requests.isEmpty)
 
             for ticker in ["AAPL", "MSFT"] {
-                _ = try await SystemClient.send(gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"\(ticker)\"}", headers: auth)
+                _ = try await SystemClient.send(
+                    gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"\(ticker)\"}", headers: auth)
             }
             let other = try JSONDecoder().decode(
                 WatchListResponse.self,
-                from: Data(try await SystemClient.send(gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Other"}"#, headers: auth).body)
+                from: Data(
+                    try await SystemClient.send(
+                        gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Other"}"#, headers: auth
+                    ).body)
             ).list
             _ = try await SystemClient.send(
-                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"AMZN","listId":"\#(other.id)"}"#, headers: auth)
+                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"AMZN","listId":"\#(other.id)"}"#, headers: auth
+            )
 
             // Written once, markdown stripped, no model named; the prompt carried quotes and headlines.
             let written = try await Self.brief(gateway, auth)
             #expect(written.status == 200 && written.keys == ["headline", "body", "generatedAt"])
-            #expect(written.brief.headline == "Tape drifts higher" && written.brief.body == "$AAPL edged up while the rest of the list held steady.")
+            #expect(
+                written.brief.headline == "Tape drifts higher"
+                    && written.brief.body == "$AAPL edged up while the rest of the list held steady.")
             #expect(openRouter.requests.count == 1)
             let prompt = try #require(openRouter.requests.first?.bodyText)
             #expect(prompt.contains("$AAPL $100.00 +1.01%") && prompt.contains("AAPL material contract win"))
@@ -70,14 +77,19 @@ extension SystemTests {
 
             // Another list writes its own brief and never pushes.
             let otherBrief = try await Self.brief(gateway, auth, list: other.id)
-            #expect(otherBrief.status == 200 && otherBrief.brief.headline == "Tape drifts higher" && openRouter.requests.count == 2)
+            #expect(
+                otherBrief.status == 200 && otherBrief.brief.headline == "Tape drifts higher"
+                    && openRouter.requests.count == 2)
 
             // Every model failing: the outage brief, 200, not cached and no push.
             knobs.modelFails.withLock { $0 = true }
             _ = try await SystemClient.send(
-                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"TSLA","listId":"\#(other.id)"}"#, headers: auth)
+                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"TSLA","listId":"\#(other.id)"}"#, headers: auth
+            )
             let outage = try await Self.brief(gateway, auth, list: other.id)
-            #expect(outage.status == 200 && outage.brief.headline == "Daily briefing offline." && outage.keys == ["headline", "body", "generatedAt"])
+            #expect(
+                outage.status == 200 && outage.brief.headline == "Daily briefing offline."
+                    && outage.keys == ["headline", "body", "generatedAt"])
             #expect(openRouter.requests.count == 5)
             knobs.modelFails.withLock { $0 = false }
             #expect(try await Self.brief(gateway, auth, list: other.id).brief.headline == "Tape drifts higher")
@@ -88,17 +100,21 @@ extension SystemTests {
             #expect(sent.count == 1)
             let push = try #require(sent.first)
             let day = String(written.brief.generatedAt.prefix(10)).filter(\.isNumber)
-            #expect(push.title == "Your morning read" && push.body == "Tape drifts higher" && push.eventKey == .dailyBrief)
+            #expect(
+                push.title == "Your morning read" && push.body == "Tape drifts higher" && push.eventKey == .dailyBrief)
             #expect(push.dedupe == [PushDedupe(slot: "daily_brief", key: day)] && push.target.type == "home")
 
             // The pre-filter: a new day (the day's cache entry gone) whose headlines carry nothing new keeps the
             // previous brief with a new time, without a model call or a push.
-            let redis = try await RedisClient.make(url: try TestEnvironment.require("REDIS_URL"), size: 1, logger: Logger(label: "t", level: .error))
+            let redis = try await RedisClient.make(
+                url: try TestEnvironment.require("REDIS_URL"), size: 1, logger: Logger(label: "t", level: .error))
             _ = try await redis.delete("mapvest:brief:v1:\(userId)::\(day)::AAPL,MSFT")
             knobs.prefilterNoul.withLock { $0 = 0.1 }
             let calls = openRouter.requests.count
             let reused = try await Self.brief(gateway, auth)
-            #expect(reused.brief.headline == written.brief.headline && reused.brief.generatedAt != written.brief.generatedAt)
+            #expect(
+                reused.brief.headline == written.brief.headline && reused.brief.generatedAt != written.brief.generatedAt
+            )
             #expect(openRouter.requests.count == calls)
             #expect(jev.requests.contains { $0.bodyText.contains("previousHeadline") })
             try await Task.sleep(for: .seconds(1))

@@ -22,7 +22,8 @@ enum Devices {
         while ContinuousClock.now < deadline {
             let response = try await SystemClient.send(
                 gateway, "POST", "/v1/push/register",
-                json: "{\"token\":\"ExponentPushToken[dev\(UInt64.random(in: 0...UInt64.max))]\",\"platform\":\"ios\"}", headers: auth)
+                json: "{\"token\":\"ExponentPushToken[dev\(UInt64.random(in: 0...UInt64.max))]\",\"platform\":\"ios\"}",
+                headers: auth)
             if response.status == 200, let id = SystemClient.json(response)["id"] as? String { return id }
             try await Task.sleep(for: .milliseconds(300))
         }

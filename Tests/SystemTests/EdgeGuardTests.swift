@@ -12,12 +12,17 @@ extension SystemTests {
     /// contract's order, quota, and sessions (sign-in and forged tokens). Each test uses its own client IP
     /// (`X-Forwarded-For` with `TRUSTED_PROXY_HOPS=1`) so their windows never meet.
     @Suite struct EdgeGuardTests {
-        static func ip() -> String { "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))" }
+        static func ip() -> String {
+            "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
+        }
 
         @Test func globalLimiterIsSharedByTwoGateways() async throws {
             let a = try await GatewayProcess.start(instance: "test-rl-a-\(UInt16.random(in: 0...9999))", limits: true)
             let b = try await GatewayProcess.start(instance: "test-rl-b-\(UInt16.random(in: 0...9999))", limits: true)
-            defer { a.process.kill(); b.process.kill() }
+            defer {
+                a.process.kill()
+                b.process.kill()
+            }
             let device = "rl-\(UUID().uuidString)"
             var statuses: [Int] = []
             for i in 0..<300 {
@@ -34,13 +39,18 @@ extension SystemTests {
             #expect(limited.headers["Retry-After"] != nil)
             #expect(limited.headers["X-RateLimit-Remaining"] == "0")
             // Health is never counted.
-            #expect(try await SystemClient.send(a, "GET", "/v1/health", headers: [("X-Device-Id", device)]).status == 200)
+            #expect(
+                try await SystemClient.send(a, "GET", "/v1/health", headers: [("X-Device-Id", device)]).status == 200)
         }
 
         @Test func identifyGuardsInOrder() async throws {
             let identify = try await ServiceProcess.start("Identify")
-            let gateway = try await GatewayProcess.start(instance: "test-guard-\(UInt16.random(in: 0...9999))", limits: true)
-            defer { identify.kill(); gateway.process.kill() }
+            let gateway = try await GatewayProcess.start(
+                instance: "test-guard-\(UInt16.random(in: 0...9999))", limits: true)
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let ip = Self.ip()
 
             // No device id and no session: 400, with the identify headers already set (step 4 counted it).
@@ -67,7 +77,8 @@ extension SystemTests {
         }
 
         @Test func quotaIsEnforcedPerDevice() async throws {
-            let gateway = try await GatewayProcess.start(instance: "test-quota-\(UInt16.random(in: 0...9999))", limits: true)
+            let gateway = try await GatewayProcess.start(
+                instance: "test-quota-\(UInt16.random(in: 0...9999))", limits: true)
             defer { gateway.process.kill() }
             let device = "quota-\(UUID().uuidString)"
             let db = try await PostgresPool.make(
@@ -90,12 +101,14 @@ extension SystemTests {
         }
 
         @Test func signInAndForgedTokens() async throws {
-            let gateway = try await GatewayProcess.start(instance: "test-auth-\(UInt16.random(in: 0...9999))", limits: true)
+            let gateway = try await GatewayProcess.start(
+                instance: "test-auth-\(UInt16.random(in: 0...9999))", limits: true)
             defer { gateway.process.kill() }
             let ip = [("X-Forwarded-For", Self.ip())]
             let email = "person-\(UInt32.random(in: 0...UInt32.max))@example.com"
 
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/auth/session", json: "{}", headers: ip).status == 400)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/auth/session", json: "{}", headers: ip).status == 400)
             let issued = try await SystemClient.send(
                 gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}", headers: ip)
             #expect(issued.status == 200)
@@ -114,7 +127,8 @@ extension SystemTests {
             #expect(verified.status == 200)
             let session = try #require(SystemClient.json(verified)["session"] as? [String: Any])
             let token = try #require(session["token"] as? String)
-            let me = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: ip + [("Authorization", "Bearer \(token)")])
+            let me = try await SystemClient.send(
+                gateway, "GET", "/v1/auth/me", headers: ip + [("Authorization", "Bearer \(token)")])
             #expect(me.status == 200)
             #expect((SystemClient.json(me)["user"] as? [String: Any])?["email"] as? String == email)
 
@@ -131,8 +145,15 @@ extension SystemTests {
             }
             let hs256 = #"{"alg":"HS256","typ":"JWT"}"#
             let cases: [(String, String)] = [
-                (Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(claims("session", exp: now + 600).utf8)) + ".", "invalid token"),
-                (signed(hs256, claims("session", exp: now + 600), key: Array("some other key of thirty-two bytes!!".utf8)), "invalid token"),
+                (
+                    Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "."
+                        + Base64URL.encode(Array(claims("session", exp: now + 600).utf8)) + ".", "invalid token"
+                ),
+                (
+                    signed(
+                        hs256, claims("session", exp: now + 600),
+                        key: Array("some other key of thirty-two bytes!!".utf8)), "invalid token"
+                ),
                 (signed(hs256, claims("session", exp: now - 10), key: key), "invalid token"),
                 (signed(hs256, claims("magic", exp: now + 600), key: key), "wrong token purpose"),
                 (signed(#"{"alg":"HS512","typ":"JWT"}"#, claims("session", exp: now + 600), key: key), "invalid token"),
@@ -144,9 +165,11 @@ extension SystemTests {
                 #expect(SystemClient.errorMessage(response) == message)
             }
             var parts = token.split(separator: ".").map(String.init)
-            parts[1] = Base64URL.encode(Array(claims("session", exp: now + 99999).replacingOccurrences(of: userId, with: "usr_admin").utf8))
+            parts[1] = Base64URL.encode(
+                Array(claims("session", exp: now + 99999).replacingOccurrences(of: userId, with: "usr_admin").utf8))
             let tampered = try await SystemClient.send(
-                gateway, "GET", "/v1/auth/me", headers: ip + [("Authorization", "Bearer \(parts.joined(separator: "."))")])
+                gateway, "GET", "/v1/auth/me",
+                headers: ip + [("Authorization", "Bearer \(parts.joined(separator: "."))")])
             #expect(tampered.status == 401)
             let missing = try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: ip)
             #expect(SystemClient.errorMessage(missing) == "missing bearer token")

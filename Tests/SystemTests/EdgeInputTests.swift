@@ -16,7 +16,11 @@ extension SystemTests {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(
                 instance: "test-numbers-\(UInt16.random(in: 0...9999))")
-            defer { nearby.kill(); identify.kill(); gateway.process.kill() }
+            defer {
+                nearby.kill()
+                identify.kill()
+                gateway.process.kill()
+            }
             let token = try await FindsTests.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
@@ -66,7 +70,8 @@ extension SystemTests {
                 #expect(SystemClient.errorMessage(answer)?.isEmpty == false)
             }
             for route in ["/v1/auth/session", "/v1/auth/request-magic-link"] {
-                let email = try await SystemClient.send(gateway, "POST", route, json: #"{"email":"a\#(nul)@example.com"}"#)
+                let email = try await SystemClient.send(
+                    gateway, "POST", route, json: #"{"email":"a\#(nul)@example.com"}"#)
                 #expect(email.status == 400, "\(route)")
             }
             // Invalid UTF-8 in a JSON body.
@@ -123,8 +128,12 @@ extension SystemTests {
             #expect(served.body == expected, "the embedded copy is stale: run scripts/embed-openapi.sh")
 
             let metrics = SystemClient.text(try await SystemClient.send(gateway, "GET", "/metrics"))
-            let missing = gateway.process.log.split(separator: "\n").filter { $0.contains("no entry in docs/openapi.yaml") }
-            #expect(metrics.contains("gateway_undocumented_routes 0"), "routes without a docs/openapi.yaml entry: \(missing)")
+            let missing = gateway.process.log.split(separator: "\n").filter {
+                $0.contains("no entry in docs/openapi.yaml")
+            }
+            #expect(
+                metrics.contains("gateway_undocumented_routes 0"),
+                "routes without a docs/openapi.yaml entry: \(missing)")
         }
     }
 }

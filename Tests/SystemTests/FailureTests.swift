@@ -16,7 +16,10 @@ extension SystemTests {
             let budget = 12.0
             let gateway = try await GatewayProcess.start(
                 instance: "test-kill-\(UInt16.random(in: 0...9999))", extra: ["IDENTIFY_BUDGET_MS": "12000"])
-            defer { [doomed, survivor].forEach { $0.kill() }; gateway.process.kill() }
+            defer {
+                [doomed, survivor].forEach { $0.kill() }
+                gateway.process.kill()
+            }
 
             struct Outcome: Sendable {
                 let startedAt: Double
@@ -36,10 +39,12 @@ extension SystemTests {
                         var mine: [Outcome] = []
                         while (ContinuousClock.now - start) < .seconds(22) {
                             let sent = ContinuousClock.now
-                            let response = try await SystemClient.identify(gateway, hint: "Starbucks", device: "kill-\(worker)")
+                            let response = try await SystemClient.identify(
+                                gateway, hint: "Starbucks", device: "kill-\(worker)")
                             mine.append(
                                 Outcome(
-                                    startedAt: (sent - start).inSeconds, seconds: (ContinuousClock.now - sent).inSeconds,
+                                    startedAt: (sent - start).inSeconds,
+                                    seconds: (ContinuousClock.now - sent).inSeconds,
                                     status: response.status))
                             try await Task.sleep(for: .milliseconds(100))
                         }
@@ -64,7 +69,10 @@ extension SystemTests {
         @Test func garbageLandsInTheDeadLetterTopicAndTheServiceKeepsServing() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-dlq-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
 
             let logger = Logger(label: "dlq-test", sink: .memory())
             let kafka = KafkaConfiguration.fromEnvironment(Environment())

@@ -35,7 +35,10 @@ extension SystemTests {
         @Test func postgresRestartDuringSignedInIdentifiesLosesNoFind() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-pg-restart-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let users = 3
             var tokens: [String] = []
             for _ in 0..<users { tokens.append(try await FindsTests.signIn(gateway)) }
@@ -91,7 +94,9 @@ extension SystemTests {
             let listStatuses = outcomes.filter { $0.user < 0 }.map(\.status)
             let ok = answers.filter { $0.status == 200 }
             let duringOutage = ok.filter { $0.sent < upAt && $0.finished > downAt }
-            print("pg restart trial: \(answers.count) identifies, \(ok.count) answered 200 (\(duringOutage.count) during the outage); finds reads \(listStatuses)")
+            print(
+                "pg restart trial: \(answers.count) identifies, \(ok.count) answered 200 (\(duringOutage.count) during the outage); finds reads \(listStatuses)"
+            )
             #expect(!answers.isEmpty && answers.allSatisfy { [200, 503].contains($0.status) })
             #expect(!listStatuses.isEmpty && listStatuses.allSatisfy { [200, 503].contains($0) })
             #expect(!duringOutage.isEmpty)
@@ -181,7 +186,8 @@ extension SystemTests {
                 maxInFlight: 4, logger: logger)
             let replies = Task { try await client.run() }
             let command = IdentifyPhotoCommand(
-                photoKey: IdentifyPhotoCommand.photoKeyPrefix + UUID().uuidString, photoContentType: "image/jpeg", photoBytes: 10,
+                photoKey: IdentifyPhotoCommand.photoKeyPrefix + UUID().uuidString, photoContentType: "image/jpeg",
+                photoBytes: 10,
                 hint: "Starbucks", location: nil, roi: nil, userId: nil, deviceId: "trial")
             let reply = try await client.request(
                 OutgoingCommand(
@@ -197,7 +203,10 @@ extension SystemTests {
         @Test func redisRestartDuringIdentifyGivesOnly503sAnd200sWithAnswers() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-redis-restart-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let photo = try TestImages.draw("STARBUCKS")
             let warm = try await SystemClient.identify(gateway, hint: nil, image: photo)
             #expect(warm.status == 200)
@@ -218,7 +227,8 @@ extension SystemTests {
                         while (ContinuousClock.now - start) < .seconds(endAt) {
                             let response = try await SystemClient.identify(
                                 gateway, hint: nil, device: "redis-\(worker)", image: photo)
-                            let found = (try? JSONDecoder().decode(IdentifyResponse.self, from: Data(response.body)))?
+                            let found =
+                                (try? JSONDecoder().decode(IdentifyResponse.self, from: Data(response.body)))?
                                 .investables.count ?? 0
                             mine.append((response.status, found))
                             // A 503 comes at once while Redis is down: do not spin.
@@ -230,7 +240,9 @@ extension SystemTests {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             let statuses = outcomes.map(\.0)
-            print("redis restart trial: \(statuses.count) identifies, \(statuses.filter { $0 == 200 }.count) × 200, \(statuses.filter { $0 == 503 }.count) × 503")
+            print(
+                "redis restart trial: \(statuses.count) identifies, \(statuses.filter { $0 == 200 }.count) × 200, \(statuses.filter { $0 == 503 }.count) × 503"
+            )
             #expect(!statuses.isEmpty && statuses.allSatisfy { [200, 503].contains($0) })
             #expect(outcomes.filter { $0.0 == 200 }.allSatisfy { $0.1 > 0 }, "a 200 without the photo's answer")
             #expect(statuses.contains(503))

@@ -27,10 +27,14 @@ extension SystemTests {
                 return .json(200, raw: Array(body.utf8))
             }
             let nominatim = try FakeUpstream { _ in
-                .json(200, raw: Array(#"{"address":{"suburb":"Mission Dolores","city":"San Francisco","state":"California"}}"#.utf8))
+                .json(
+                    200,
+                    raw: Array(
+                        #"{"address":{"suburb":"Mission Dolores","city":"San Francisco","state":"California"}}"#.utf8))
             }
             let env = [
-                "MARKET_DATA_PRIMARY": "massive", "MASSIVE_API_KEY": "test-massive", "MASSIVE_BASE_URL": massive.baseURL,
+                "MARKET_DATA_PRIMARY": "massive", "MASSIVE_API_KEY": "test-massive",
+                "MASSIVE_BASE_URL": massive.baseURL,
                 "OPENROUTER_API_KEY": "", "EXA_API_KEY": "", "JEV_API_KEY": "", "NOMINATIM_BASE_URL": nominatim.baseURL,
             ]
             let briefs = try await ServiceProcess.start("Briefs", extra: env)
@@ -46,7 +50,8 @@ extension SystemTests {
             let db = try await PostgresPool.make(
                 url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                logger: Logger(label: "t", level: .error))
 
             // A Chipotle found at 100 and a find without a price (never evolves).
             let recorded = try await SystemClient.send(
@@ -58,7 +63,8 @@ extension SystemTests {
                 headers: auth)
             #expect(recorded.status == 200)
             try await UncaughtNearbyTests.waitUntil("both finds in Briefs' read model") {
-                try await db.query("SELECT count(*) AS n FROM briefs.user_finds WHERE user_id = \(userId)").first?.int("n") == 2
+                try await db.query("SELECT count(*) AS n FROM briefs.user_finds WHERE user_id = \(userId)").first?.int(
+                    "n") == 2
             }
             let findId = try #require(
                 try await db.query("SELECT find_id FROM briefs.user_finds WHERE user_id = \(userId) AND ticker = 'CMG'")
@@ -82,7 +88,9 @@ extension SystemTests {
             #expect(first.title == "Chipotle evolved" && first.eventKey == .findEvolution && first.tokenId == nil)
             #expect(first.body == "The Chipotle you spotted near Mission Dolores is up 26% since you found it")
             #expect(first.dedupe == [PushDedupe(slot: "evo:\(findId)", key: "25")])
-            #expect(first.data["tier"] == .number(25) && first.data["findId"] == .string(findId) && first.data["ticker"] == .string("CMG"))
+            #expect(
+                first.data["tier"] == .number(25) && first.data["findId"] == .string(findId)
+                    && first.data["ticker"] == .string("CMG"))
             #expect(first.target == PushTarget(type: "company", fields: ["ticker": .string("CMG")]))
             try await tick()
             try await Task.sleep(for: .seconds(5))
@@ -96,7 +104,8 @@ extension SystemTests {
             try await tick()
             try await Task.sleep(for: .seconds(5))
             #expect(pushes.all.map { $0.dedupe.first?.key } == ["25", "50"])
-            #expect(pushes.all.last?.body == "The Chipotle you spotted near Mission Dolores is up 51% since you found it")
+            #expect(
+                pushes.all.last?.body == "The Chipotle you spotted near Mission Dolores is up 51% since you found it")
             await pushes.stop()
             await db.close()
         }

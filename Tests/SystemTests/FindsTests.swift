@@ -9,7 +9,8 @@ extension SystemTests {
     /// identity-idempotent and `Idempotency-Key`-idempotent under concurrent retries; the dex is derived on read.
     @Suite struct FindsTests {
         /// Signs in `email` (default: a fresh address) and returns the session token; `headers` go on both calls.
-        static func signIn(_ gateway: GatewayProcess, email: String? = nil, headers: [(String, String)] = []) async throws
+        static func signIn(_ gateway: GatewayProcess, email: String? = nil, headers: [(String, String)] = [])
+            async throws
             -> String
         {
             let email = email ?? "finder-\(UInt32.random(in: 0...UInt32.max))@example.com"
@@ -26,7 +27,10 @@ extension SystemTests {
         @Test func signedInIdentifyRecordsAFindAndReplayIsIdempotent() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-finds-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let token = try await Self.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
 
@@ -54,7 +58,8 @@ extension SystemTests {
             let bodies = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
                 for _ in 0..<6 {
                     group.addTask {
-                        let r = try await SystemClient.send(gateway, "POST", "/v1/finds", json: journal, headers: auth + key)
+                        let r = try await SystemClient.send(
+                            gateway, "POST", "/v1/finds", json: journal, headers: auth + key)
                         return (r.status, r.body)
                     }
                 }
@@ -69,10 +74,12 @@ extension SystemTests {
             #expect(replayed.finds.first { $0.comparable == "QSR" }?.rarity == .rare)
 
             let reused = try await SystemClient.send(
-                gateway, "POST", "/v1/finds", json: #"{"finds":[{"brand":"Other","confidence":"low"}]}"#, headers: auth + key)
+                gateway, "POST", "/v1/finds", json: #"{"finds":[{"brand":"Other","confidence":"low"}]}"#,
+                headers: auth + key)
             #expect(reused.status == 409)
 
-            let invalid = try await SystemClient.send(gateway, "POST", "/v1/finds", json: #"{"finds":[]}"#, headers: auth)
+            let invalid = try await SystemClient.send(
+                gateway, "POST", "/v1/finds", json: #"{"finds":[]}"#, headers: auth)
             #expect(invalid.status == 400)
 
             let dex = try await SystemClient.send(gateway, "GET", "/v1/dex", headers: auth)

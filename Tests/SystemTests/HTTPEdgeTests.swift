@@ -18,7 +18,8 @@ extension SystemTests {
                         headers: [("Content-Type", contentType), ("X-Device-Id", "edge")], body: body))
             }
 
-            let malformed = try await post(Array("--x\r\nnot a part".utf8), contentType: "multipart/form-data; boundary=x")
+            let malformed = try await post(
+                Array("--x\r\nnot a part".utf8), contentType: "multipart/form-data; boundary=x")
             #expect(malformed.status == 400)
             #expect(SystemClient.errorMessage(malformed) == "invalid multipart body")
 

@@ -11,7 +11,10 @@ extension SystemTests {
         @Test func racingBodiesForOneKeyGetOneAnswerAndReplaysAreByteIdentical() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-idem-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let token = try await FindsTests.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
@@ -25,7 +28,11 @@ extension SystemTests {
                 let answers = try await withThrowingTaskGroup(of: (Int, HTTPClientResponse).self) { group in
                     for (index, body) in bodies.enumerated() {
                         group.addTask {
-                            (index, try await SystemClient.send(gateway, "POST", "/v1/finds", json: body, headers: auth + key))
+                            (
+                                index,
+                                try await SystemClient.send(
+                                    gateway, "POST", "/v1/finds", json: body, headers: auth + key)
+                            )
                         }
                     }
                     return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -39,7 +46,8 @@ extension SystemTests {
                 #expect(!journal.finds.contains { $0.brand == loserBrand }, "trial \(trial): both bodies recorded")
 
                 // A replay of the winning body is the first answer, byte for byte; the other body stays a 409.
-                let replay = try await SystemClient.send(gateway, "POST", "/v1/finds", json: bodies[winner], headers: auth + key)
+                let replay = try await SystemClient.send(
+                    gateway, "POST", "/v1/finds", json: bodies[winner], headers: auth + key)
                 #expect(replay.status == 200)
                 #expect(replay.body == first.body, "trial \(trial): replay differs from the first answer")
                 let other = try await SystemClient.send(

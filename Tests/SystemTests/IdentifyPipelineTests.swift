@@ -13,7 +13,9 @@ extension SystemTests {
         static func completion(_ content: String, model: String) -> HTTPResponse {
             let body: [String: Any] = [
                 "id": "gen-1", "model": model,
-                "choices": [["index": 0, "message": ["role": "assistant", "content": content], "finish_reason": "stop"]],
+                "choices": [
+                    ["index": 0, "message": ["role": "assistant", "content": content], "finish_reason": "stop"]
+                ],
                 "usage": ["prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120],
             ]
             return .json(200, raw: Array((try? JSONSerialization.data(withJSONObject: body)) ?? Data()))
@@ -55,10 +57,16 @@ extension SystemTests {
                 for id in questions.keys {
                     answers[id] =
                         id.hasPrefix("exposure_")
-                        ? ["type": "choice", "choice": "direct", "probabilities": ["direct": 0.81, "parent": 0.1, "proxy": 0.06, "none": 0.03], "confidence": 0.81]
+                        ? [
+                            "type": "choice", "choice": "direct",
+                            "probabilities": ["direct": 0.81, "parent": 0.1, "proxy": 0.06, "none": 0.03],
+                            "confidence": 0.81,
+                        ]
                         : ["type": "noul", "noul": 0.734]
                 }
-                let body: [String: Any] = ["model": "jev-latest", "answers": answers, "usage": ["input_tokens": 10, "output_tokens": 5]]
+                let body: [String: Any] = [
+                    "model": "jev-latest", "answers": answers, "usage": ["input_tokens": 10, "output_tokens": 5],
+                ]
                 return .json(200, raw: Array((try? JSONSerialization.data(withJSONObject: body)) ?? Data()))
             }
         }
@@ -78,9 +86,18 @@ extension SystemTests {
             -> (ServiceProcess, GatewayProcess)
         {
             var env: [String: String] = ["MARKET_DATA_PRIMARY": "yahoo"]
-            if let openRouter { env["OPENROUTER_API_KEY"] = "test-key"; env["OPENROUTER_BASE_URL"] = openRouter.baseURL }
-            if let exa { env["EXA_API_KEY"] = "test-key"; env["EXA_BASE_URL"] = exa.baseURL }
-            if let jev { env["JEV_API_KEY"] = "test-key"; env["JEV_BASE_URL"] = jev.baseURL }
+            if let openRouter {
+                env["OPENROUTER_API_KEY"] = "test-key"
+                env["OPENROUTER_BASE_URL"] = openRouter.baseURL
+            }
+            if let exa {
+                env["EXA_API_KEY"] = "test-key"
+                env["EXA_BASE_URL"] = exa.baseURL
+            }
+            if let jev {
+                env["JEV_API_KEY"] = "test-key"
+                env["JEV_BASE_URL"] = jev.baseURL
+            }
             env["YAHOO_BASE_URL"] = yahoo?.baseURL ?? "http://127.0.0.1:9"
             let identify = try await ServiceProcess.start("Identify", extra: env)
             let gateway = try await GatewayProcess.start(instance: "test-pipe-\(UInt16.random(in: 0...9999))")
@@ -97,7 +114,10 @@ extension SystemTests {
 
         @Test func offlineOCRReadsAStorefront() async throws {
             let (identify, gateway) = try await start(openRouter: nil, exa: nil, jev: nil, yahoo: nil)
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let image = try TestImages.draw("STARBUCKS")
             let response = try await SystemClient.identify(gateway, hint: nil, image: image)
             #expect(response.status == 200)
@@ -121,7 +141,10 @@ extension SystemTests {
             let jev = try Self.jev()
             let yahoo = try Self.yahoo()
             let (identify, gateway) = try await start(openRouter: openRouter, exa: exa, jev: jev, yahoo: yahoo)
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
 
             let response = try await SystemClient.identify(gateway, hint: "coffee shop", image: MultipartBody.fakeJPEG)
             #expect(response.status == 200)
@@ -152,7 +175,10 @@ extension SystemTests {
         @Test func everyVisionModelFailingFallsBackToOCR() async throws {
             let openRouter = try Self.openRouter(visionAnswer: nil)
             let (identify, gateway) = try await start(openRouter: openRouter, exa: nil, jev: nil, yahoo: nil)
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let response = try await SystemClient.identify(gateway, hint: nil, image: try TestImages.draw("TARGET"))
             #expect(response.status == 200)
             let body = try Self.decode(response)
@@ -165,7 +191,10 @@ extension SystemTests {
             let openRouter = try Self.openRouter(visionAnswer: "I cannot help with that <html>")
             let jev = try Self.jev(delay: .seconds(8))
             let (identify, gateway) = try await start(openRouter: openRouter, exa: nil, jev: jev, yahoo: nil)
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let started = ContinuousClock.now
             let response = try await SystemClient.identify(gateway, hint: "Costco", image: MultipartBody.fakeJPEG)
             #expect(response.status == 200)

@@ -48,7 +48,9 @@ enum LocalBriefFakes {
         let photon = try FakeUpstream { _ in .error(503, "down") }
         let openRouter = try FakeUpstream { _ in
             if knobs.modelFails.withLock({ $0 }) { return .error(500, "upstream down") }
-            let content = String(decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(), as: UTF8.self)
+            let content = String(
+                decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(),
+                as: UTF8.self)
             let body = try? JSONSerialization.data(withJSONObject: [
                 "choices": [["message": ["role": "assistant", "content": content]]],
                 "usage": ["prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20],
@@ -58,7 +60,9 @@ enum LocalBriefFakes {
         let exa = try FakeUpstream { request in
             let delay = knobs.exaDelay.withLock { $0 }
             if delay > .zero { try? await Task.sleep(for: delay) }
-            let query = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["query"] as? String ?? ""
+            let query =
+                (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["query"] as? String
+                ?? ""
             let results = (1...3).map { i in
                 [
                     "title": "\(query) — report \(i)", "url": "https://news.example/\(i)/\(query.count)",
@@ -73,6 +77,7 @@ enum LocalBriefFakes {
             "JEV_API_KEY": "", "NOMINATIM_BASE_URL": nominatim.baseURL, "GOOGLE_MAPS_API_KEY": "",
             "OVERPASS_URLS": overpass.baseURL + "/api/interpreter", "PHOTON_BASE_URL": photon.baseURL,
         ]
-        return Upstreams(nominatim: nominatim, overpass: overpass, photon: photon, openRouter: openRouter, exa: exa, env: env)
+        return Upstreams(
+            nominatim: nominatim, overpass: overpass, photon: photon, openRouter: openRouter, exa: exa, env: env)
     }
 }

@@ -14,7 +14,10 @@ extension SystemTests {
             async let first = ServiceProcess.start("Identify")
             async let second = ServiceProcess.start("Identify")
             let (a, b) = try await (first, second)
-            defer { a.kill(); b.kill() }
+            defer {
+                a.kill()
+                b.kill()
+            }
             let rows = try await db.query(
                 "SELECT version, count(*) AS n FROM identify.schema_migrations GROUP BY version ORDER BY version")
             #expect(!rows.isEmpty)

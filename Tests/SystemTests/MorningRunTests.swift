@@ -38,22 +38,29 @@ extension SystemTests {
             let (skippedAuth, skipped) = try await BriefsFakes.signIn(gateway)
             let list = try JSONDecoder().decode(
                 WatchListResponse.self,
-                from: Data(try await SystemClient.send(gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Side"}"#, headers: skippedAuth).body)
+                from: Data(
+                    try await SystemClient.send(
+                        gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Side"}"#, headers: skippedAuth
+                    ).body)
             ).list
             _ = try await SystemClient.send(
-                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"SIDE","listId":"\#(list.id)"}"#, headers: skippedAuth)
+                gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"SIDE","listId":"\#(list.id)"}"#,
+                headers: skippedAuth)
 
             let watched = Set(users + [skipped])
             let pushes = try BriefsFakes.PushCollector { watched.contains($0) }
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                logger: Logger(label: "t", level: .error))
             for _ in 0..<2 {
                 _ = try await producer.send(
                     topic: ServiceName.briefs.commandTopic, key: Array("all".utf8), value: Array("{}".utf8),
                     headers: [KafkaHeader(MessageHeaders.command, GenerateDailyBriefsCommand.name)])
             }
             let deadline = ContinuousClock.now + .seconds(90)
-            while pushes.all.count < 50, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+            while pushes.all.count < 50, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
             try await Task.sleep(for: .seconds(3))
             let sent = pushes.all
             #expect(sent.count == 50)
@@ -61,7 +68,8 @@ extension SystemTests {
             #expect(sent.allSatisfy { $0.title == "Your morning read" && $0.eventKey == .dailyBrief })
             // One brief each, whichever replica wrote it: every ticker set reached the model, and only a retry after a
             // failed call (an outage brief is never cached, so a later run writes it again) may add a call.
-            let prompted = Set((0..<50).filter { i in openRouter.requests.contains { $0.bodyText.contains("MR\(i)X") } })
+            let prompted = Set(
+                (0..<50).filter { i in openRouter.requests.contains { $0.bodyText.contains("MR\(i)X") } })
             #expect(prompted.count == 50)
             #expect((50...52).contains(openRouter.requests.count))
             #expect(!openRouter.requests.contains { $0.bodyText.contains("SIDE") })

@@ -31,7 +31,8 @@ extension SystemTests {
             let db = try await PostgresPool.make(
                 url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                logger: Logger(label: "t", level: .error))
 
             func register() async throws -> String { try await Devices.register(gateway, auth: auth) }
             /// A heartbeat, and the wait until Briefs holds that fix.
@@ -40,12 +41,14 @@ extension SystemTests {
                 let prefs =
                     "{\"notifications_enabled\":true,\"local_brief\":true,\"last_lat\":\(lat),\"last_lng\":\(lng),\"last_location_at\":\"\(at)\"}"
                 let written = try await SystemClient.send(
-                    gateway, "POST", "/v1/push/prefs", json: "{\"tokenId\":\"\(tokenId)\",\"prefs\":\(prefs)}", headers: auth)
+                    gateway, "POST", "/v1/push/prefs", json: "{\"tokenId\":\"\(tokenId)\",\"prefs\":\(prefs)}",
+                    headers: auth)
                 #expect(written.status == 200)
                 let deadline = ContinuousClock.now + .seconds(20)
                 while ContinuousClock.now < deadline {
                     let rows = try await db.query(
-                        "SELECT 1 FROM briefs.device_movement WHERE token_id = \(tokenId) AND lat = \(lat) AND lng = \(lng)")
+                        "SELECT 1 FROM briefs.device_movement WHERE token_id = \(tokenId) AND lat = \(lat) AND lng = \(lng)"
+                    )
                     if !rows.isEmpty { return }
                     try await Task.sleep(for: .milliseconds(200))
                 }
@@ -58,7 +61,9 @@ extension SystemTests {
             }
             func waitForPushes(_ count: Int) async throws {
                 let deadline = ContinuousClock.now + .seconds(30)
-                while pushes.all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+                while pushes.all.count < count, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
                 try await Task.sleep(for: .seconds(1))
             }
             func anchor(_ tokenId: String) async throws -> Double? {
@@ -104,7 +109,9 @@ extension SystemTests {
             try await heartbeat(phone, lat: lat + 0.0675, lng: lng)
             try await scan()
             let deadline = ContinuousClock.now + .seconds(30)
-            while fakes.openRouter.requests.count <= calls, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+            while fakes.openRouter.requests.count <= calls, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
             try await Task.sleep(for: .seconds(2))
             let kept = try await anchor(phone)
             #expect(pushes.all.count == 3 && kept == lat + 0.0225)

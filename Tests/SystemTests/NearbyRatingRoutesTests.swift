@@ -55,14 +55,21 @@ extension SystemTests {
                 for id in questions.keys {
                     switch id {
                     case "rating":
-                        answers[id] = ["type": "score", "score": 3, "probabilities": ["hold": 0.3, "buy": 0.6, "sell": 0.1], "confidence": 0.7]
+                        answers[id] = [
+                            "type": "score", "score": 3, "probabilities": ["hold": 0.3, "buy": 0.6, "sell": 0.1],
+                            "confidence": 0.7,
+                        ]
                     case "primary_driver":
-                        answers[id] = ["type": "choice", "choice": "momentum", "probabilities": ["momentum": 0.8], "confidence": 0.8]
+                        answers[id] = [
+                            "type": "choice", "choice": "momentum", "probabilities": ["momentum": 0.8],
+                            "confidence": 0.8,
+                        ]
                     default:
                         answers[id] = ["type": "noul", "noul": 0.8]
                     }
                 }
-                let body = (try? JSONSerialization.data(withJSONObject: ["model": "jev-latest", "answers": answers])) ?? Data()
+                let body =
+                    (try? JSONSerialization.data(withJSONObject: ["model": "jev-latest", "answers": answers])) ?? Data()
                 return .json(200, raw: Array(body))
             }
         }
@@ -84,7 +91,9 @@ extension SystemTests {
                 guard request.path == "/api/prism/\(rated)/summary" else { return .error(404, "not stored") }
                 return .json(
                     200,
-                    raw: Array(#"{"ticker":"X","recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#.utf8))
+                    raw: Array(
+                        #"{"ticker":"X","recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#
+                            .utf8))
             }
             let upstreams = [
                 "OVERPASS_URLS": overpass.baseURL + "/api/interpreter", "PHOTON_BASE_URL": photon.baseURL,
@@ -112,7 +121,9 @@ extension SystemTests {
             }
             let noTicker = try await SystemClient.send(gateway, "GET", "/v1/news?limit=3")
             #expect(noTicker.status == 400 && SystemClient.errorMessage(noTicker) == "ticker required")
-            for body in ["{}", "{\"q\":\"   \"}", "{\"q\":\"\(String(repeating: "x", count: 201))\"}", "not json", "{\"q\":5}"] {
+            for body in [
+                "{}", "{\"q\":\"   \"}", "{\"q\":\"\(String(repeating: "x", count: 201))\"}", "not json", "{\"q\":5}",
+            ] {
                 let response = try await SystemClient.send(gateway, "POST", "/v1/search/intent", json: body)
                 #expect(response.status == 400 && SystemClient.errorMessage(response) == "q required (1-200 chars)")
             }
@@ -135,7 +146,8 @@ extension SystemTests {
             let journal = """
                 {"finds":[{"brand":"Starbucks","ticker":"SBUX","isPublic":true,"confidence":"high","lat":\(center.lat),"lng":\(center.lng)}]}
                 """
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/finds", json: journal, headers: auth).status == 200)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/finds", json: journal, headers: auth).status == 200)
             var states: [String: NearbyState?] = [:]
             for _ in 0..<100 {
                 let signedIn = try await SystemClient.send(gateway, "GET", query, headers: auth)
@@ -161,9 +173,14 @@ extension SystemTests {
             #expect(ratedResponse.status == 200)
             #expect(ratedResponse.headers["Cache-Control"] == "public, max-age=300, stale-while-revalidate=900")
             let ratingBody = try JSONDecoder().decode(RatingResponse.self, from: Data(ratedResponse.body))
-            #expect(ratingBody.ticker == rated && ratingBody.disclaimer == "AI-generated research signal, not investment advice.")
+            #expect(
+                ratingBody.ticker == rated
+                    && ratingBody.disclaimer == "AI-generated research signal, not investment advice.")
             #expect(ratingBody.status == .ok && ratingBody.inputsUsed == ["quote", "prism"])
-            #expect(ratingBody.rating == Rating(action: .buy, strength: .strong, conviction: 0.7, oneLine: "Buy · momentum + fundamentals"))
+            #expect(
+                ratingBody.rating
+                    == Rating(
+                        action: .buy, strength: .strong, conviction: 0.7, oneLine: "Buy · momentum + fundamentals"))
             // A ticker with one source (nothing stored upstream) is insufficient, with a null rating.
             let thin = try await SystemClient.send(gateway, "GET", "/v1/rating/\(thinTicker)")
             #expect(thin.status == 200 && SystemClient.text(thin).contains("\"rating\":null"))
@@ -173,11 +190,13 @@ extension SystemTests {
             let intent = try await SystemClient.send(gateway, "POST", "/v1/search/intent", json: "{\"q\":\"  $aapl \"}")
             #expect(intent.status == 200)
             let intentBody = try JSONDecoder().decode(SearchIntentResponse.self, from: Data(intent.body))
-            #expect(intentBody.intent == .ticker && intentBody.probability == 0.97 && intentBody.resolved.symbol == "AAPL")
+            #expect(
+                intentBody.intent == .ticker && intentBody.probability == 0.97 && intentBody.resolved.symbol == "AAPL")
             let probed = try await SystemClient.send(gateway, "POST", "/v1/search/intent", json: "{\"q\":\"mcd\"}")
             #expect(try JSONDecoder().decode(SearchIntentResponse.self, from: Data(probed.body)).probability == 0.95)
             let news = try await SystemClient.send(gateway, "GET", "/v1/news?ticker=mcd&materiality=MATERIAL")
-            #expect(news.status == 200 && news.headers["Cache-Control"] == "public, max-age=60, stale-while-revalidate=300")
+            #expect(
+                news.status == 200 && news.headers["Cache-Control"] == "public, max-age=60, stale-while-revalidate=300")
             let newsBody = try JSONDecoder().decode(NewsResponse.self, from: Data(news.body))
             #expect(newsBody.items.isEmpty && newsBody.provider == "error" && newsBody.materiality == .material)
 
@@ -195,7 +214,9 @@ extension SystemTests {
                 {
                     seen.withLock { _ = $0.insert("nearby") }
                 }
-                if type == RatingComputedEvent.type, data["ticker"] as? String == rated, data["status"] as? String == "ok" {
+                if type == RatingComputedEvent.type, data["ticker"] as? String == rated,
+                    data["status"] as? String == "ok"
+                {
                     seen.withLock { _ = $0.insert("rating") }
                 }
             }

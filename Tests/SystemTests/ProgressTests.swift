@@ -33,7 +33,9 @@ extension SystemTests {
             return try JSONDecoder().decode(ProgressResponse.self, from: Data(response.body)).progress
         }
 
-        static func day(_ daysAgo: Int) -> String { String(Timestamp.iso8601(Date() - Double(daysAgo) * 86_400).prefix(10)) }
+        static func day(_ daysAgo: Int) -> String {
+            String(Timestamp.iso8601(Date() - Double(daysAgo) * 86_400).prefix(10))
+        }
 
         static func replay(_ gateway: GatewayProcess, _ auth: [(String, String)], _ finds: [String]) async throws {
             let response = try await SystemClient.send(
@@ -44,7 +46,10 @@ extension SystemTests {
         @Test func streakXPPioneerBadgeAndRedelivery() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-progress-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let token = try await FindsTests.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
@@ -53,11 +58,13 @@ extension SystemTests {
             #expect(zero.xp == 0 && zero.level == 1 && zero.streakDays == 0 && zero.lastFindDay == nil)
 
             // Three finds on consecutive UTC days; two in one tile, one in another → 3 × 10 + 2 × 15 XP.
-            try await Self.replay(gateway, auth, [
-                #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","lat":40.758,"lng":-73.9855,"createdAt":"\#(Self.day(3))T12:00:00.000Z"}"#,
-                #"{"brand":"Chipotle","ticker":"CMG","confidence":"high","lat":40.7581,"lng":-73.9856,"createdAt":"\#(Self.day(2))T12:00:00.000Z"}"#,
-                #"{"brand":"Nike","ticker":"NKE","confidence":"high","lat":34.05,"lng":-118.25,"createdAt":"\#(Self.day(1))T12:00:00.000Z"}"#,
-            ])
+            try await Self.replay(
+                gateway, auth,
+                [
+                    #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","lat":40.758,"lng":-73.9855,"createdAt":"\#(Self.day(3))T12:00:00.000Z"}"#,
+                    #"{"brand":"Chipotle","ticker":"CMG","confidence":"high","lat":40.7581,"lng":-73.9856,"createdAt":"\#(Self.day(2))T12:00:00.000Z"}"#,
+                    #"{"brand":"Nike","ticker":"NKE","confidence":"high","lat":34.05,"lng":-118.25,"createdAt":"\#(Self.day(1))T12:00:00.000Z"}"#,
+                ])
             var progress = try await Self.progress(gateway, auth)
             #expect(progress.streakDays == 3)
             #expect(progress.lastFindDay == Self.day(1))
@@ -65,9 +72,11 @@ extension SystemTests {
             #expect(progress.level == 1)
 
             // A re-catch today: no new find, +10 XP (its tile is pioneered already), the streak goes on.
-            try await Self.replay(gateway, auth, [
-                #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","lat":40.758,"lng":-73.9855}"#
-            ])
+            try await Self.replay(
+                gateway, auth,
+                [
+                    #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","lat":40.758,"lng":-73.9855}"#
+                ])
             let listed = try await SystemClient.send(gateway, "GET", "/v1/finds", headers: auth)
             #expect(try JSONDecoder().decode(FindsResponse.self, from: Data(listed.body)).count == 3)
             progress = try await Self.progress(gateway, auth)
@@ -78,16 +87,21 @@ extension SystemTests {
             let me = SystemClient.json(try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: auth))
             let userId = try #require((me["user"] as? [String: Any])?["id"] as? String)
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration(brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true),
+                configuration: KafkaConfiguration(
+                    brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true),
                 logger: Logger(label: "test", level: .error))
             func effects(_ brand: String, _ ticker: String, key: String) throws -> [UInt8] {
-                Array(try JSONEncoder().encode(IdentifyEffectsCommand(
-                    userId: userId, find: RecordFindInput(brand: brand, ticker: ticker, isPublic: true, confidence: .high),
-                    push: nil, eventKey: userId,
-                    completed: IdentifyCompletedEvent(
-                        path: "hint", modelUsed: "test", latencyMs: 1, detections: 1, investables: 1, publicInvestables: 1,
-                        signedIn: true),
-                    awardKey: key)))
+                Array(
+                    try JSONEncoder().encode(
+                        IdentifyEffectsCommand(
+                            userId: userId,
+                            find: RecordFindInput(brand: brand, ticker: ticker, isPublic: true, confidence: .high),
+                            push: nil, eventKey: userId,
+                            completed: IdentifyCompletedEvent(
+                                path: "hint", modelUsed: "test", latencyMs: 1, detections: 1, investables: 1,
+                                publicInvestables: 1,
+                                signedIn: true),
+                            awardKey: key)))
             }
             let topic = ServiceName.identify.commandTopic
             let header = [KafkaHeader(MessageHeaders.command, IdentifyEffectsCommand.name)]
@@ -111,7 +125,10 @@ extension SystemTests {
         @Test func aCompletedSectorEarnsItsBadgeOnce() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-badge-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
             // The seed's smallest sector.
@@ -134,17 +151,23 @@ extension SystemTests {
         @Test func universeSummaryValuesFindsFromFoundPriceToTodaysQuote() async throws {
             let yahoo = try Self.yahoo()
             let identify = try await ServiceProcess.start(
-                "Identify", extra: ["MARKET_DATA_PRIMARY": "yahoo", "YAHOO_BASE_URL": yahoo.baseURL, "MASSIVE_API_KEY": ""])
+                "Identify",
+                extra: ["MARKET_DATA_PRIMARY": "yahoo", "YAHOO_BASE_URL": yahoo.baseURL, "MASSIVE_API_KEY": ""])
             let gateway = try await GatewayProcess.start(instance: "test-universe-\(UInt16.random(in: 0...9999))")
-            defer { identify.kill(); gateway.process.kill() }
+            defer {
+                identify.kill()
+                gateway.process.kill()
+            }
             let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
-            try await Self.replay(gateway, auth, [
-                #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","foundPrice":100}"#,
-                #"{"brand":"Chipotle","ticker":"CMG","confidence":"high","foundPrice":40}"#,
-                #"{"brand":"Nike","ticker":"NKE","confidence":"high"}"#,
-                #"{"brand":"Unknown Listing","ticker":"ZZZQ","confidence":"low","foundPrice":10}"#,
-            ])
+            try await Self.replay(
+                gateway, auth,
+                [
+                    #"{"brand":"Starbucks","ticker":"SBUX","confidence":"high","foundPrice":100}"#,
+                    #"{"brand":"Chipotle","ticker":"CMG","confidence":"high","foundPrice":40}"#,
+                    #"{"brand":"Nike","ticker":"NKE","confidence":"high"}"#,
+                    #"{"brand":"Unknown Listing","ticker":"ZZZQ","confidence":"low","foundPrice":10}"#,
+                ])
             let response = try await SystemClient.send(gateway, "GET", "/v1/universe/summary", headers: auth)
             #expect(response.status == 200)
             let summary = try JSONDecoder().decode(UniverseSummary.self, from: Data(response.body))

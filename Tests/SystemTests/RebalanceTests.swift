@@ -43,7 +43,8 @@ extension SystemTests {
                                 gateway, "POST", "/v1/resolve-comparable", json: #"{"brand":"Starbucks"}"#)
                             mine.append(
                                 Outcome(
-                                    startedAt: (sent - start).inSeconds, seconds: (ContinuousClock.now - sent).inSeconds,
+                                    startedAt: (sent - start).inSeconds,
+                                    seconds: (ContinuousClock.now - sent).inSeconds,
                                     status: response.status))
                             try await Task.sleep(for: .milliseconds(40))
                         }
@@ -72,7 +73,10 @@ extension SystemTests {
 
         @Test func killingOneOfTwoReplicasCostsNo504AndUnderThreeSeconds() async throws {
             let (doomed, survivor, gateway) = try await Self.start()
-            defer { [doomed, survivor].forEach { $0.kill() }; gateway.process.kill() }
+            defer {
+                [doomed, survivor].forEach { $0.kill() }
+                gateway.process.kill()
+            }
             let killAt = 3.0
             let outcomes = try await Self.load(gateway, duration: .seconds(12), eventAt: .seconds(killAt)) {
                 doomed.kill(signal: SIGKILL)
@@ -89,7 +93,10 @@ extension SystemTests {
 
         @Test func aGracefulLeaveHandsOverWithoutStallingTheSurvivor() async throws {
             let (leaving, survivor, gateway) = try await Self.start()
-            defer { [leaving, survivor].forEach { $0.kill() }; gateway.process.kill() }
+            defer {
+                [leaving, survivor].forEach { $0.kill() }
+                gateway.process.kill()
+            }
             let outcomes = try await Self.load(gateway, duration: .seconds(8), eventAt: .seconds(2)) {
                 leaving.kill(signal: SIGTERM)
             }
@@ -101,7 +108,8 @@ extension SystemTests {
             #expect(slowest < 3.5, "a request took \(slowest) s while a replica left gracefully")
             let duringLeave = outcomes.filter { (2.0..<3.5).contains($0.startedAt) }
             let prompt = duringLeave.filter { $0.seconds < 0.2 }.count
-            #expect(prompt * 3 >= duringLeave.count, "\(prompt) of \(duringLeave.count) prompt answers during the leave")
+            #expect(
+                prompt * 3 >= duringLeave.count, "\(prompt) of \(duringLeave.count) prompt answers during the leave")
         }
     }
 }

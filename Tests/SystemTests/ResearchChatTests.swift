@@ -2,9 +2,9 @@ import Contracts
 import Foundation
 import HTTPClient
 import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
-import Synchronization
 
 extension SystemTests {
     /// Research chat through the gateway and the Research service, with loopback fakes for Derivation and OpenRouter:
@@ -20,17 +20,23 @@ extension SystemTests {
         static func derivation(_ modes: Modes) throws -> FakeUpstream {
             try FakeUpstream { request in
                 guard request.headers["Authorization"] == "Bearer derivation-test" else { return .error(401, "no") }
-                if modes.derivation == "slow" && request.path == "/api/explore" { try? await Task.sleep(for: .seconds(2)) }
+                if modes.derivation == "slow" && request.path == "/api/explore" {
+                    try? await Task.sleep(for: .seconds(2))
+                }
                 switch (modes.derivation, request.path) {
                 case ("down", _): return .error(503, "unavailable")
-                case ("machine", "/api/explore"): return .json(200, raw: Array(#"{"error":"MODEL_BUDGET_EXHAUSTED"}"#.utf8))
+                case ("machine", "/api/explore"):
+                    return .json(200, raw: Array(#"{"error":"MODEL_BUDGET_EXHAUSTED"}"#.utf8))
                 case (_, "/api/explore"):
                     return .json(200, raw: Array(#"{"conversation":{"id":"dv-1","status":"running"}}"#.utf8))
                 case (_, "/api/autoresearch") where request.query["summary"] == "1":
                     return .json(200, raw: Array(#"{"status":"conclusive"}"#.utf8))
                 case (_, "/api/autoresearch"):
                     return .json(
-                        200, raw: Array(#"{"status":"conclusive","latest_result":{"briefing":"Derivation brief: MCD's franchise model holds up."}}"#.utf8))
+                        200,
+                        raw: Array(
+                            #"{"status":"conclusive","latest_result":{"briefing":"Derivation brief: MCD's franchise model holds up."}}"#
+                                .utf8))
                 default: return .error(404, "no such path")
                 }
             }
@@ -40,7 +46,8 @@ extension SystemTests {
             try FakeUpstream { request in
                 guard modes.openRouter == "ok" else { return .error(500, "overloaded") }
                 let model = (SystemClient.jsonObject(request.body)["model"] as? String) ?? "?"
-                return IdentifyPipelineTests.completion(#"{"brief":"OpenRouter brief: demand looks steady."}"#, model: model)
+                return IdentifyPipelineTests.completion(
+                    #"{"brief":"OpenRouter brief: demand looks steady."}"#, model: model)
             }
         }
 
@@ -48,7 +55,9 @@ extension SystemTests {
             _ gateway: GatewayProcess, _ auth: [(String, String)], _ body: String
         ) async throws -> (status: Int, response: AgentChatResponse?, text: String) {
             let r = try await SystemClient.send(gateway, "POST", "/v1/agent/chat", json: body, headers: auth)
-            return (r.status, try? JSONDecoder().decode(AgentChatResponse.self, from: Data(r.body)), SystemClient.text(r))
+            return (
+                r.status, try? JSONDecoder().decode(AgentChatResponse.self, from: Data(r.body)), SystemClient.text(r)
+            )
         }
 
         @Test func derivationFallbackRetriesAndOwnership() async throws {
@@ -59,20 +68,28 @@ extension SystemTests {
                 "Research",
                 extra: [
                     "DERIVATION_URL": derivation.baseURL, "DERIVATION_RESEARCH_SERVICE_TOKEN": "derivation-test",
-                    "DERIVATION_POLL_INTERVAL_MS": "50", "OPENROUTER_API_KEY": "test", "OPENROUTER_BASE_URL": openRouter.baseURL,
+                    "DERIVATION_POLL_INTERVAL_MS": "50", "OPENROUTER_API_KEY": "test",
+                    "OPENROUTER_BASE_URL": openRouter.baseURL,
                 ])
             let gateway = try await GatewayProcess.start(instance: "test-research-\(UInt16.random(in: 0...9999))")
-            defer { research.kill(); gateway.process.kill() }
+            defer {
+                research.kill()
+                gateway.process.kill()
+            }
             let owner = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
             let stranger = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
 
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/agent/chat", json: #"{"message":"hi"}"#).status == 401)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/agent/chat", json: #"{"message":"hi"}"#).status == 401
+            )
             #expect(try await Self.chat(gateway, owner, #"{"message":"   "}"#).status == 400)
 
             // Derivation answers: stored and returned (the first command may wait for the new group to settle).
-            var first = try await Self.chat(gateway, owner, #"{"message":"Is McDonald's resilient?","ticker":"mcd","clientMessageId":"m-1"}"#)
+            var first = try await Self.chat(
+                gateway, owner, #"{"message":"Is McDonald's resilient?","ticker":"mcd","clientMessageId":"m-1"}"#)
             for _ in 0..<20 where first.status != 200 {
-                first = try await Self.chat(gateway, owner, #"{"message":"Is McDonald's resilient?","ticker":"mcd","clientMessageId":"m-1"}"#)
+                first = try await Self.chat(
+                    gateway, owner, #"{"message":"Is McDonald's resilient?","ticker":"mcd","clientMessageId":"m-1"}"#)
             }
             #expect(first.status == 200, "\(first.text)")
             let answered = try #require(first.response)
@@ -84,35 +101,43 @@ extension SystemTests {
 
             // A retried client message id returns the stored turn and asks nobody again.
             let explores = derivation.requests.filter { $0.path == "/api/explore" }.count
-            let retried = try await Self.chat(gateway, owner, #"{"message":"Is McDonald's resilient?","clientMessageId":"m-1"}"#)
+            let retried = try await Self.chat(
+                gateway, owner, #"{"message":"Is McDonald's resilient?","clientMessageId":"m-1"}"#)
             #expect(retried.response?.article == answered.article)
             #expect(derivation.requests.filter { $0.path == "/api/explore" }.count == explores)
 
             // Derivation's machine error: OpenRouter answers, and the code never reaches the client.
             modes.set(derivation: "machine", openRouter: "ok")
             let fallback = try await Self.chat(
-                gateway, owner, #"{"message":"And its margins?","conversationId":"\#(conversation)","clientMessageId":"m-2"}"#)
+                gateway, owner,
+                #"{"message":"And its margins?","conversationId":"\#(conversation)","clientMessageId":"m-2"}"#)
             #expect(fallback.status == 200)
             #expect(fallback.response?.article.content == "OpenRouter brief: demand looks steady.")
             #expect(fallback.response?.conversationId == conversation)
             #expect(!fallback.text.contains("MODEL_BUDGET_EXHAUSTED"))
-            #expect(derivation.requests.last.map { SystemClient.jsonObject($0.body)["conversation_id"] as? String } == "dv-1")
+            #expect(
+                derivation.requests.last.map { SystemClient.jsonObject($0.body)["conversation_id"] as? String }
+                    == "dv-1")
 
             // Both down: the plain sentence, nothing else.
             modes.set(derivation: "down", openRouter: "down")
             let down = try await Self.chat(
-                gateway, owner, #"{"message":"Dividend outlook?","conversationId":"\#(conversation)","clientMessageId":"m-3"}"#)
+                gateway, owner,
+                #"{"message":"Dividend outlook?","conversationId":"\#(conversation)","clientMessageId":"m-3"}"#)
             #expect(down.status == 200)
             #expect(down.response?.article.content == "Research is temporarily unavailable. Try again in a moment.")
             #expect(!down.text.contains("HTTP ") && !down.text.contains("overloaded"))
 
             // The thread holds each turn once, oldest first; its status is the last turn's.
-            let thread = try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)", headers: owner)
+            let thread = try await SystemClient.send(
+                gateway, "GET", "/v1/agent/threads/\(conversation)", headers: owner)
             #expect(thread.status == 200)
-            let messages = try JSONDecoder().decode(AgentThreadResponse.self, from: Data(thread.body)).thread.messages ?? []
+            let messages =
+                try JSONDecoder().decode(AgentThreadResponse.self, from: Data(thread.body)).thread.messages ?? []
             #expect(messages.map(\.role) == ["user", "assistant", "user", "assistant", "user", "assistant"])
             #expect(messages.first?.content == "Is McDonald's resilient?")
-            let status = try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)/status", headers: owner)
+            let status = try await SystemClient.send(
+                gateway, "GET", "/v1/agent/threads/\(conversation)/status", headers: owner)
             #expect(try JSONDecoder().decode(AgentConversationStatus.self, from: Data(status.body)).status == .error)
             let list = try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: owner)
             let threads = try JSONDecoder().decode(AgentThreadsResponse.self, from: Data(list.body)).threads
@@ -120,10 +145,16 @@ extension SystemTests {
             #expect(threads.first?.title == "$MCD research")
 
             // Another user sees nothing of it.
-            #expect(try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)", headers: stranger).status == 404)
-            #expect(try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)/status", headers: stranger).status == 404)
+            #expect(
+                try await SystemClient.send(gateway, "GET", "/v1/agent/threads/\(conversation)", headers: stranger)
+                    .status == 404)
+            #expect(
+                try await SystemClient.send(
+                    gateway, "GET", "/v1/agent/threads/\(conversation)/status", headers: stranger
+                ).status == 404)
             let hijack = try await Self.chat(
-                gateway, stranger, #"{"message":"mine now","conversationId":"\#(conversation)","clientMessageId":"s-1"}"#)
+                gateway, stranger,
+                #"{"message":"mine now","conversationId":"\#(conversation)","clientMessageId":"s-1"}"#)
             #expect(hijack.status == 404)
             let strangers = try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: stranger)
             #expect(try JSONDecoder().decode(AgentThreadsResponse.self, from: Data(strangers.body)).threads.isEmpty)
@@ -133,7 +164,9 @@ extension SystemTests {
             let duplicates = try await withThrowingTaskGroup(of: AgentChatResponse?.self) { group in
                 for _ in 0..<3 {
                     group.addTask {
-                        try await Self.chat(gateway, stranger, #"{"message":"Same question","clientMessageId":"dup-1"}"#).response
+                        try await Self.chat(
+                            gateway, stranger, #"{"message":"Same question","clientMessageId":"dup-1"}"#
+                        ).response
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -146,7 +179,7 @@ extension SystemTests {
             await derivation.shutdown()
             await openRouter.shutdown()
         }
-    
+
         @Test func streamSendsHeartbeatsWhileASlowAnswerIsWritten() async throws {
             let modes = Modes()
             modes.set(derivation: "slow", openRouter: "down")
@@ -159,12 +192,19 @@ extension SystemTests {
                 ])
             let gateway = try await GatewayProcess.start(
                 instance: "test-stream-\(UInt16.random(in: 0...9999))", extra: ["AGENT_STREAM_HEARTBEAT_MS": "300"])
-            defer { research.kill(); gateway.process.kill() }
+            defer {
+                research.kill()
+                gateway.process.kill()
+            }
             let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/agent/stream", json: "{}", headers: auth).status == 400)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/agent/stream", json: "{}", headers: auth).status
+                    == 400)
             // The first command may wait for the new group to settle: warm up on a cheap read.
             for _ in 0..<40 {
-                if try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: auth).status == 200 { break }
+                if try await SystemClient.send(gateway, "GET", "/v1/agent/threads", headers: auth).status == 200 {
+                    break
+                }
             }
 
             let streamed = try await SystemClient.send(
@@ -182,7 +222,9 @@ extension SystemTests {
             #expect(answer.article.content == "Derivation brief: MCD's franchise model holds up.")
             #expect(events.last?.hasPrefix("event: done") == true)
             // Heartbeats were written while the answer was pending, before it arrived.
-            let stamps = heartbeats.compactMap { $0.components(separatedBy: "\"ts\":").last?.dropLast() }.compactMap { Int64($0) }
+            let stamps = heartbeats.compactMap { $0.components(separatedBy: "\"ts\":").last?.dropLast() }.compactMap {
+                Int64($0)
+            }
             #expect(stamps.count == heartbeats.count)
             #expect((stamps.last ?? 0) - (stamps.first ?? 0) >= 500)
             await derivation.shutdown()

@@ -37,21 +37,29 @@ extension SystemTests {
             // Save from Camera (retried, as after a magic-link sign-in): one entry in the default list.
             for _ in 0..<2 {
                 let saved = try await SystemClient.send(
-                    gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"SBUX","name":"Starbucks","source":"camera"}"#, headers: auth)
+                    gateway, "POST", "/v1/watchlist/add",
+                    json: #"{"ticker":"SBUX","name":"Starbucks","source":"camera"}"#, headers: auth)
                 let added = try JSONDecoder().decode(WatchAddResponse.self, from: Data(saved.body))
                 #expect(saved.status == 200 && !added.unresolved && added.entry.source == .camera)
             }
             let items = try JSONDecoder().decode(
-                WatchEntriesResponse.self, from: Data(try await SystemClient.send(gateway, "GET", "/v1/watchlist", headers: auth).body)).items
+                WatchEntriesResponse.self,
+                from: Data(try await SystemClient.send(gateway, "GET", "/v1/watchlist", headers: auth).body)
+            ).items
             #expect(items.map(\.ticker) == ["SBUX"])
             #expect(try await Self.watchlisted(gateway, auth) == true)
 
             // Promoting an empty list repoints the verdict at once.
             let list = try JSONDecoder().decode(
                 WatchListResponse.self,
-                from: Data(try await SystemClient.send(gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Fresh"}"#, headers: auth).body)
+                from: Data(
+                    try await SystemClient.send(
+                        gateway, "POST", "/v1/watchlist/lists", json: #"{"name":"Fresh"}"#, headers: auth
+                    ).body)
             ).list
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/watchlist/lists/\(list.id)/default", headers: auth).status == 200)
+            #expect(
+                try await SystemClient.send(gateway, "POST", "/v1/watchlist/lists/\(list.id)/default", headers: auth)
+                    .status == 200)
             #expect(try await Self.watchlisted(gateway, auth) == false)
 
             // Anonymous callers never get the key.

@@ -20,7 +20,8 @@ extension SystemTests {
         static let schedules: [String: Schedule] = [
             "briefs.daily": .daily(hour: 7, minute: 0), "briefs.movers": .minutes(every: 5, offset: 0),
             "briefs.movement": .minutes(every: 60, offset: 0), "briefs.price_alerts.8": .daily(hour: 8, minute: 0),
-            "briefs.price_alerts.16": .daily(hour: 16, minute: 0), "briefs.find_evolution": .minutes(every: 15, offset: 7),
+            "briefs.price_alerts.16": .daily(hour: 16, minute: 0),
+            "briefs.find_evolution": .minutes(every: 15, offset: 7),
         ]
         static let rate = 30.0
         static let lease = Duration.seconds(4)
@@ -62,7 +63,9 @@ extension SystemTests {
                     topics: [ServiceName.briefs.commandTopic], logger: Logger(label: "t", level: .error))
                 let tally = self.tally
                 consumer.setHandler(maxInFlight: 16) { message in
-                    guard let slot = message.header(CommandScheduler.slotHeader), slot.contains("@\(day)T") else { return }
+                    guard let slot = message.header(CommandScheduler.slotHeader), slot.contains("@\(day)T") else {
+                        return
+                    }
                     tally.counts.withLock { $0[slot, default: 0] += 1 }
                 }
                 let consumer = self.consumer
@@ -88,14 +91,18 @@ extension SystemTests {
             init(pause: String) async throws {
                 counter = try SlotCounter(day: day)
                 db = try await PostgresPool.make(
-                    url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
+                    url: try TestEnvironment.require("POSTGRES_URL"), size: 1,
+                    logger: Logger(label: "t", sink: .memory()))
                 var env = try BriefsFakes.upstreams(BriefsFakes.Knobs()).env
                 env["ENABLE_PUSH_SCHEDULER"] = "1"
                 env["SCHEDULER_CLOCK_START"] = "\(day)T06:45:00.000Z"
                 env["SCHEDULER_CLOCK_RATE"] = String(Int(rate))
                 env["SCHEDULER_LEASE_MS"] = String(lease.components.seconds * 1000)
                 env["SCHEDULER_PAUSE"] = pause
-                replicas = [try await ServiceProcess.start("Briefs", extra: env), try await ServiceProcess.start("Briefs", extra: env)]
+                replicas = [
+                    try await ServiceProcess.start("Briefs", extra: env),
+                    try await ServiceProcess.start("Briefs", extra: env),
+                ]
                 ready = .now
             }
 
@@ -152,9 +159,12 @@ extension SystemTests {
             let expected = Self.due(from: start, to: start.addingTimeInterval(30 * 60))
             // 06:45…07:15 every 5 minutes (7), the hourly movement scan of 06:00 (inside its grace) and 07:00, the 07:00
             // daily, and find evolution at 06:37 (inside its grace), 06:52 and 07:07.
-            #expect(expected.count == 13 && expected.contains("briefs.daily@\(slot)") && expected.contains("briefs.movement@\(day)T06:00Z")
-                && expected.contains("briefs.find_evolution@\(day)T06:37Z"))
-            #expect(Set(seen.keys.filter { Self.schedules.keys.contains(String($0.split(separator: "@")[0])) }) == expected)
+            #expect(
+                expected.count == 13 && expected.contains("briefs.daily@\(slot)")
+                    && expected.contains("briefs.movement@\(day)T06:00Z")
+                    && expected.contains("briefs.find_evolution@\(day)T06:37Z"))
+            #expect(
+                Set(seen.keys.filter { Self.schedules.keys.contains(String($0.split(separator: "@")[0])) }) == expected)
             #expect(seen.allSatisfy { $0.value == 1 }, "each slot once: \(seen.filter { $0.value != 1 })")
 
             // The survivor took the killed replica's slot over after its lease, and finished it.
@@ -162,7 +172,9 @@ extension SystemTests {
                 try await run.db.query(
                     "SELECT owner, done_at IS NOT NULL AS done FROM briefs.job_slots WHERE job = 'briefs.daily' AND slot = \(slot)"
                 ).first)
-            #expect(row.bool("done") == true && row.string("owner")?.hasSuffix("-\(survivor.process.processIdentifier)") == true)
+            #expect(
+                row.bool("done") == true
+                    && row.string("owner")?.hasSuffix("-\(survivor.process.processIdentifier)") == true)
             #expect(survivor.log.contains("scheduler paused holding a slot"))
             await run.stop()
         }

@@ -19,14 +19,19 @@ extension SystemTests {
         static func overpass() throws -> FakeUpstream {
             try FakeUpstream { request in
                 let query = String(decoding: request.body, as: UTF8.self).removingPercentEncoding ?? ""
-                guard let range = query.range(of: #"around:\d+,(-?[0-9.]+),(-?[0-9.]+)"#, options: .regularExpression) else {
+                guard let range = query.range(of: #"around:\d+,(-?[0-9.]+),(-?[0-9.]+)"#, options: .regularExpression)
+                else {
                     return .error(400, "no around")
                 }
                 let parts = query[range].split(separator: ",")
-                guard parts.count == 3, let lat = Double(parts[1]), let lng = Double(parts[2]) else { return .error(400, "bad around") }
+                guard parts.count == 3, let lat = Double(parts[1]), let lng = Double(parts[2]) else {
+                    return .error(400, "bad around")
+                }
                 let brands = [
-                    ("Starbucks", "amenity", "cafe"), ("McDonald's", "amenity", "fast_food"), ("Target", "shop", "department_store"),
-                    ("Walmart", "shop", "supermarket"), ("CVS", "shop", "chemist"), ("Home Depot", "shop", "doityourself"),
+                    ("Starbucks", "amenity", "cafe"), ("McDonald's", "amenity", "fast_food"),
+                    ("Target", "shop", "department_store"),
+                    ("Walmart", "shop", "supermarket"), ("CVS", "shop", "chemist"),
+                    ("Home Depot", "shop", "doityourself"),
                 ]
                 let elements = brands.enumerated().map { index, brand in
                     """
@@ -39,9 +44,12 @@ extension SystemTests {
         }
 
         @Test func budgetsOwnershipAndOneDeviceOnly() async throws {
-            let (massive, overpass, photon) = (try BriefsFakes.massive(), try Self.overpass(), try FakeUpstream { _ in .error(503, "down") })
+            let (massive, overpass, photon) = (
+                try BriefsFakes.massive(), try Self.overpass(), try FakeUpstream { _ in .error(503, "down") }
+            )
             let env = [
-                "MARKET_DATA_PRIMARY": "massive", "MASSIVE_API_KEY": "test-massive", "MASSIVE_BASE_URL": massive.baseURL,
+                "MARKET_DATA_PRIMARY": "massive", "MASSIVE_API_KEY": "test-massive",
+                "MASSIVE_BASE_URL": massive.baseURL,
                 "OPENROUTER_API_KEY": "", "EXA_API_KEY": "", "JEV_API_KEY": "", "GOOGLE_MAPS_API_KEY": "",
                 "OVERPASS_URLS": overpass.baseURL + "/api/interpreter", "PHOTON_BASE_URL": photon.baseURL,
             ]
@@ -61,17 +69,23 @@ extension SystemTests {
             let db = try await PostgresPool.make(
                 url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                logger: Logger(label: "t", level: .error))
 
             // The user's universe: Starbucks found (elsewhere), McDonald's on the default watchlist.
             let found = try await SystemClient.send(
                 gateway, "POST", "/v1/finds",
-                json: #"{"finds":[{"brand":"Starbucks","ticker":"SBUX","isPublic":true,"confidence":"high","lat":1.5,"lng":1.5}]}"#,
+                json:
+                    #"{"finds":[{"brand":"Starbucks","ticker":"SBUX","isPublic":true,"confidence":"high","lat":1.5,"lng":1.5}]}"#,
                 headers: auth)
             #expect(found.status == 200)
-            #expect(try await SystemClient.send(gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"MCD"}"#, headers: auth).status == 200)
+            #expect(
+                try await SystemClient.send(
+                    gateway, "POST", "/v1/watchlist/add", json: #"{"ticker":"MCD"}"#, headers: auth
+                ).status == 200)
             try await Self.waitUntil("the find in Briefs' read model") {
-                try await !db.query("SELECT 1 FROM briefs.user_finds WHERE user_id = \(userId) AND ticker = 'SBUX'").isEmpty
+                try await !db.query("SELECT 1 FROM briefs.user_finds WHERE user_id = \(userId) AND ticker = 'SBUX'")
+                    .isEmpty
             }
 
             func register() async throws -> String { try await Devices.register(gateway, auth: auth) }
@@ -81,10 +95,13 @@ extension SystemTests {
                     "last_location_at":"\(Timestamp.iso8601(Date()))"}
                     """
                 let written = try await SystemClient.send(
-                    gateway, "POST", "/v1/push/prefs", json: "{\"tokenId\":\"\(tokenId)\",\"prefs\":\(prefs)}", headers: auth)
+                    gateway, "POST", "/v1/push/prefs", json: "{\"tokenId\":\"\(tokenId)\",\"prefs\":\(prefs)}",
+                    headers: auth)
                 #expect(written.status == 200)
                 try await Self.waitUntil("fix for \(tokenId)") {
-                    try await !db.query("SELECT 1 FROM briefs.device_movement WHERE token_id = \(tokenId) AND lat = \(lat)").isEmpty
+                    try await !db.query(
+                        "SELECT 1 FROM briefs.device_movement WHERE token_id = \(tokenId) AND lat = \(lat)"
+                    ).isEmpty
                 }
             }
             /// One scan, then the wait until the device's uncaught anchor is at `lat` (every decision moves it).
@@ -94,8 +111,10 @@ extension SystemTests {
                     headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])
                 for tokenId in tokenIds {
                     try await Self.waitUntil("decision for \(tokenId)") {
-                        try await db.query("SELECT uncaught_lat FROM briefs.device_movement WHERE token_id = \(tokenId)")
-                            .first?.double("uncaught_lat") == lat
+                        try await db.query(
+                            "SELECT uncaught_lat FROM briefs.device_movement WHERE token_id = \(tokenId)"
+                        )
+                        .first?.double("uncaught_lat") == lat
                     }
                 }
                 try await Task.sleep(for: .seconds(2))
@@ -105,7 +124,9 @@ extension SystemTests {
                 try await db.execute("UPDATE briefs.uncaught_pushes SET day = '19700101' WHERE token_id = \(tokenId)")
             }
             func tickers(_ tokenId: String) -> [String] {
-                pushes.all.filter { $0.tokenId == tokenId }.compactMap { if case .string(let t)? = $0.data["ticker"] { t } else { nil } }
+                pushes.all.filter { $0.tokenId == tokenId }.compactMap {
+                    if case .string(let t)? = $0.data["ticker"] { t } else { nil }
+                }
             }
 
             let (phone, tablet) = (try await register(), try await register())
@@ -119,10 +140,15 @@ extension SystemTests {
             try await scan(deciding: [phone, tablet], at: lat)
             #expect(tickers(phone) == ["TGT"] && tickers(tablet) == ["TGT"] && pushes.all.count == 2)
             let first = try #require(pushes.all.first { $0.tokenId == phone })
-            #expect(first.title == "Uncaught nearby — Target" && first.eventKey == .uncaughtNearby && first.userIds == [userId])
+            #expect(
+                first.title == "Uncaught nearby — Target" && first.eventKey == .uncaughtNearby
+                    && first.userIds == [userId])
             #expect(first.body == "Target (TGT) is 300m away and isn't in your universe yet")
             #expect(first.target.type == "map" && first.data["kind"] == .string("uncaught_nearby"))
-            #expect(first.dedupe.map(\.slot) == ["uncaught:\(phone):TGT", "uncaught_day:\(phone)", "uncaught_week:\(phone)"])
+            #expect(
+                first.dedupe.map(\.slot) == [
+                    "uncaught:\(phone):TGT", "uncaught_day:\(phone)", "uncaught_week:\(phone)",
+                ])
 
             // The phone moves 2.5 km the same day: refused by the day budget, the anchor still moves; the tablet
             // did not move and gets nothing.
@@ -153,7 +179,8 @@ extension SystemTests {
             // device's next command, before anything else is decided, and is then marked published.
             let left = PushRequest(
                 id: "uncaught_nearby-left-\(phone)", userIds: [userId], tokenId: phone, eventKey: .uncaughtNearby,
-                title: "Uncaught nearby — Home Depot", body: "Home Depot (HD) is 600m away and isn't in your universe yet",
+                title: "Uncaught nearby — Home Depot",
+                body: "Home Depot (HD) is 600m away and isn't in your universe yet",
                 data: ["kind": .string("uncaught_nearby"), "ticker": .string("HD")],
                 target: PushTarget(type: "map", fields: ["placeId": .string("node/905"), "ticker": .string("HD")]),
                 dedupe: [PushDedupe(slot: "uncaught:\(phone):HD", key: "1")])
@@ -168,7 +195,9 @@ extension SystemTests {
                 value: Array(try JSONEncoder().encode(ScanMovementCommand(tokenId: phone))),
                 headers: [KafkaHeader(MessageHeaders.command, ScanMovementCommand.name)])
             try await Self.waitUntil("the left push published") {
-                try await !db.query("SELECT 1 FROM briefs.uncaught_pushes WHERE token_id = \(phone) AND ticker = 'HD' AND published").isEmpty
+                try await !db.query(
+                    "SELECT 1 FROM briefs.uncaught_pushes WHERE token_id = \(phone) AND ticker = 'HD' AND published"
+                ).isEmpty
             }
             try await Task.sleep(for: .seconds(1))
             #expect(tickers(phone) == ["TGT", "WMT", "CVS", "HD"] && pushes.all.count == 5)
@@ -182,7 +211,8 @@ extension SystemTests {
             calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
             let now = Date()
             let back = (calendar.component(.weekday, from: now) + 5) % 7
-            return String(Timestamp.iso8601(calendar.date(byAdding: .day, value: -back, to: now) ?? now).prefix(10)).filter(\.isNumber)
+            return String(Timestamp.iso8601(calendar.date(byAdding: .day, value: -back, to: now) ?? now).prefix(10))
+                .filter(\.isNumber)
         }
 
         static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {

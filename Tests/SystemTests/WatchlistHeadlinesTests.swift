@@ -23,8 +23,12 @@ extension SystemTests {
             let (massive, openRouter, jev, upstreamEnv) = try BriefsFakes.upstreams(knobs)
             let exa = try FakeUpstream { request in
                 let ids = (SystemClient.jsonObject(request.body)["ids"] as? [String]) ?? []
-                guard request.path == "/contents", let url = ids.first, !url.contains("broken") else { return .error(500, "down") }
-                return .json(200, raw: Array(#"{"results":[{"url":"\#(url)","title":"Deal done","text":"The full article."}]}"#.utf8))
+                guard request.path == "/contents", let url = ids.first, !url.contains("broken") else {
+                    return .error(500, "down")
+                }
+                return .json(
+                    200,
+                    raw: Array(#"{"results":[{"url":"\#(url)","title":"Deal done","text":"The full article."}]}"#.utf8))
             }
             var env = upstreamEnv
             env["EXA_API_KEY"] = "test-exa"
@@ -39,7 +43,8 @@ extension SystemTests {
             try await BriefsFakes.waitForBriefs(gateway, auth: auth)
             let suffix = String(UInt16.random(in: 100...999))
             for ticker in ["HA\(suffix)", "HB\(suffix)", "MVUP\(suffix)"] {
-                _ = try await SystemClient.send(gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"\(ticker)\"}", headers: auth)
+                _ = try await SystemClient.send(
+                    gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"\(ticker)\"}", headers: auth)
             }
 
             // Three per ticker, newest first, scored in one batch; the floor keeps material items.
@@ -59,10 +64,13 @@ extension SystemTests {
             // Jev down, fresh headlines: no tag on any item, the floor hides nothing, still 200.
             knobs.jevDown.withLock { $0 = true }
             let (other, _) = try await BriefsFakes.signIn(gateway)
-            _ = try await SystemClient.send(gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"HC\(suffix)\"}", headers: other)
+            _ = try await SystemClient.send(
+                gateway, "POST", "/v1/watchlist/add", json: "{\"ticker\":\"HC\(suffix)\"}", headers: other)
             let (down, unscored) = try await Self.headlines(gateway, other, "?materiality=material")
-            #expect(down.status == 200 && unscored.items.count == 3 && !SystemClient.text(down).contains("jev_materiality"))
-            expectNotFound(try await SystemClient.send(gateway, "GET", "/v1/watchlist/headlines?listId=wl_nobody", headers: other))
+            #expect(
+                down.status == 200 && unscored.items.count == 3 && !SystemClient.text(down).contains("jev_materiality"))
+            expectNotFound(
+                try await SystemClient.send(gateway, "GET", "/v1/watchlist/headlines?listId=wl_nobody", headers: other))
 
             // The news reader: Exa's text with its cache header; a failure is `unavailable`, still 200.
             for query in ["", "?url=", "?url=ftp%3A%2F%2Fx", "?url=not-a-url"] {
@@ -70,18 +78,25 @@ extension SystemTests {
                 #expect(bad.status == 400 && SystemClient.errorMessage(bad) == "url required")
             }
             let read = try await SystemClient.send(gateway, "GET", "/v1/news/read?url=https%3A%2F%2Fnews.example%2Fa")
-            #expect(read.status == 200 && read.headers["Cache-Control"] == "public, max-age=300, stale-while-revalidate=600")
+            #expect(
+                read.status == 200 && read.headers["Cache-Control"] == "public, max-age=300, stale-while-revalidate=600"
+            )
             let article = try JSONDecoder().decode(NewsReadResponse.self, from: Data(read.body))
-            #expect(article.text == "The full article." && article.title == "Deal done" && article.source == "exa" && article.error == nil)
+            #expect(
+                article.text == "The full article." && article.title == "Deal done" && article.source == "exa"
+                    && article.error == nil)
             let broken = try JSONDecoder().decode(
                 NewsReadResponse.self,
-                from: Data(try await SystemClient.send(gateway, "GET", "/v1/news/read?url=https%3A%2F%2Fbroken.example%2Fb").body))
+                from: Data(
+                    try await SystemClient.send(gateway, "GET", "/v1/news/read?url=https%3A%2F%2Fbroken.example%2Fb")
+                        .body))
             #expect(broken.error == "unavailable" && broken.text.isEmpty)
 
             // Movers: the +7 % ticker pushes once however often the scan runs; the +1 % ones never.
             let pushes = try BriefsFakes.PushCollector { $0 == userId }
             let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+                configuration: KafkaConfiguration.fromEnvironment(Environment()),
+                logger: Logger(label: "t", level: .error))
             let command = Array(try JSONEncoder().encode(ScanWatchlistMoversCommand(userId: userId)))
             for _ in 0..<3 {
                 _ = try await producer.send(

@@ -64,7 +64,9 @@ public final class RawConnection: @unchecked Sendable {
         try await offPool {
             var offset = 0
             while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let n = bytes[offset...].withUnsafeBytes {
+                    Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 guard n > 0 else { throw RawError(description: "send failed: errno \(errno)") }
                 offset += n
             }

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import HTTPClient
+import Synchronization
 
 /// A service binary started by a test from `MAPVEST_BIN_DIR`, with its own admin port, killed when the test is done.
 public final class ServiceProcess: @unchecked Sendable {
@@ -108,7 +108,9 @@ public func freePort() throws -> Int {
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     var len = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+        }
     }
     guard bound else { throw Failure("bind failed") }
     return Int(UInt16(bigEndian: addr.sin_port))

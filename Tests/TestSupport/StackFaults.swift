@@ -8,7 +8,8 @@ public enum StackFaults {
 
     /// `pg_ctl stop -m fast`: sessions are terminated, new connections refused until `startPostgres()`.
     public static func stopPostgres() async throws {
-        try await run("/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl, "-D", try pgData(), "-m", "fast", "-w", "stop"])
+        try await run(
+            "/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl, "-D", try pgData(), "-m", "fast", "-w", "stop"])
     }
 
     public static func startPostgres() async throws {
@@ -69,7 +70,8 @@ public enum StackFaults {
 
     private static func pgData() throws -> String {
         let dir = try TestEnvironment.require("STACK_DIR")
-        let pgDir = try String(contentsOfFile: dir + "/pg.dir", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pgDir = try String(contentsOfFile: dir + "/pg.dir", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return pgDir + "/data"
     }
 
@@ -106,7 +108,9 @@ public enum StackFaults {
                 continuation.resume(returning: raw & 0x7f == 0 ? (raw >> 8) & 0xff : -1)
             }
         }
-        if status != 0 && !allowFailure { throw Failure("\(path) \(arguments.joined(separator: " ")) exited \(status)") }
+        if status != 0 && !allowFailure {
+            throw Failure("\(path) \(arguments.joined(separator: " ")) exited \(status)")
+        }
         return status
     }
 }

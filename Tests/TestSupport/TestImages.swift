@@ -9,8 +9,10 @@ public enum TestImages {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
         process.arguments =
-            ["-size", "900x320", "xc:white", "-font", "DejaVu-Sans-Bold", "-pointsize", "130", "-fill", "black",
-             "-annotate", "+30+220", text] + extra + [path]
+            [
+                "-size", "900x320", "xc:white", "-font", "DejaVu-Sans-Bold", "-pointsize", "130", "-fill", "black",
+                "-annotate", "+30+220", text,
+            ] + extra + [path]
         try process.run()
         process.waitUntilExit()
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))

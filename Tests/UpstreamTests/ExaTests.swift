@@ -3,8 +3,8 @@ import Exa
 import Foundation
 import HTTPServer
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 private let longText = String(repeating: "x", count: 500)
 

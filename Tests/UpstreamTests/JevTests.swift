@@ -4,8 +4,8 @@ import HTTPClient
 import HTTPServer
 import Jev
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 private let answersBody = """
     {"model":"jev-latest","answers":{

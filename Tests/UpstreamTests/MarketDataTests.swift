@@ -4,8 +4,8 @@ import HTTPServer
 import MarketData
 import Runtime
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 private let yahooQuoteBody = """
     {"chart":{"result":[{"meta":{"currency":"USD","symbol":"AAPL","exchangeName":"NMS","fullExchangeName":"NasdaqGS",
@@ -276,7 +276,8 @@ struct HistoryAndNewsTests {
             "close":[100.0,101.0,102.0],"volume":[1500,null,-3]}],"adjclose":[{"adjclose":[50.0,50.5,51.0]}]}}]}}
             """
         try await withFake({ _ in jsonResponse(200, body) }) { fake in
-            let history = try #require(await yahooClient(fake).priceHistory("AAPL", period: .oneMonth, interval: .oneDay))
+            let history = try #require(
+                await yahooClient(fake).priceHistory("AAPL", period: .oneMonth, interval: .oneDay))
             #expect(history.provider == .yahoo)
             #expect(
                 history.bars == [
@@ -297,7 +298,9 @@ struct HistoryAndNewsTests {
             """
         let failing = Flag()
         try await withFake({ request in
-            if request.path.hasPrefix("/v2/aggs/ticker/") { return failing.isOn ? jsonResponse(500, "{}") : jsonResponse(200, aggregates) }
+            if request.path.hasPrefix("/v2/aggs/ticker/") {
+                return failing.isOn ? jsonResponse(500, "{}") : jsonResponse(200, aggregates)
+            }
             return jsonResponse(200, yahooHistoryBody)
         }) { fake in
             let market = MarketDataClient(

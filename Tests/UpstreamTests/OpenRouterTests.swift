@@ -3,8 +3,8 @@ import Foundation
 import HTTPServer
 import OpenRouter
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// An OpenRouter chat completion whose content is `content` (a JSON string literal body).
 private func completion(_ content: String, model: String = "x") -> HTTPResponse {

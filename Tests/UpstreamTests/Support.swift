@@ -63,7 +63,8 @@ final class CallCounter: Sendable {
     /// Increments and returns the new value.
     func next() -> Int {
         value.withLock {
-            $0 += 1; return $0
+            $0 += 1
+            return $0
         }
     }
 }

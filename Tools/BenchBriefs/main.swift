@@ -83,12 +83,14 @@ func timedRun(
 ) async throws -> (unique: Int, total: Int, elapsed: Duration) {
     let kafka = KafkaConfiguration.fromEnvironment(Environment())
     let consumer = try KafkaGroupConsumer.make(
-        configuration: kafka, groupId: "bench-briefs-\(UInt32.random(in: 0...UInt32.max))", topics: [Topics.pushRequests],
+        configuration: kafka, groupId: "bench-briefs-\(UInt32.random(in: 0...UInt32.max))",
+        topics: [Topics.pushRequests],
         logger: logger)
     final class Seen: Sendable { let names = Mutex<(unique: Set<String>, total: Int)>(([], 0)) }
     let seen = Seen()
     consumer.setHandler(maxInFlight: 64) { message in
-        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)), let name = pick(request)
+        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)),
+            let name = pick(request)
         else { return }
         seen.names.withLock {
             $0.unique.insert(name)
@@ -124,12 +126,15 @@ func morning(users: Int, prefix: String) async throws {
     let (unique, total, elapsed) = try await timedRun(
         command: GenerateDailyBriefsCommand.name, expected: users, progress: "briefs pushed"
     ) { request in
-        guard request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-") else { return nil }
+        guard request.eventKey == .dailyBrief, let user = request.userIds.first, user.hasPrefix(prefix + "-") else {
+            return nil
+        }
         return user
     }
     print(
         String(
-            format: "%ld users: %ld daily_brief push requests (%ld duplicates) in %.2f min (%.0f users/s)", users, unique,
+            format: "%ld users: %ld daily_brief push requests (%ld duplicates) in %.2f min (%.0f users/s)", users,
+            unique,
             total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
 }
 
@@ -157,8 +162,12 @@ func localFakes(latency: Duration, envFile: String) async throws {
     }
     let openRouter = try FakeUpstream { _ in
         try? await Task.sleep(for: latency)
-        let paragraphs = ["Bench Heights mixes cafés such as $SBUX with shops.", "Jobs grew.", "Permits eased. Tailwinds: traffic."]
-        let content = String(decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(), as: UTF8.self)
+        let paragraphs = [
+            "Bench Heights mixes cafés such as $SBUX with shops.", "Jobs grew.", "Permits eased. Tailwinds: traffic.",
+        ]
+        let content = String(
+            decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(), as: UTF8.self
+        )
         let body = try? JSONSerialization.data(withJSONObject: ["choices": [["message": ["content": content]]]])
         return .json(200, raw: Array(body ?? Data()))
     }
@@ -192,7 +201,9 @@ func movement(count: Int, prefix: String) async throws {
         command: ScanMovementCommand.name, expected: count, progress: "local_brief pushes",
         before: { _ = try await db.query("SELECT pg_stat_statements_reset()") }
     ) { request in
-        guard request.eventKey == .localBrief, let token = request.tokenId, token.hasPrefix(prefix + "-") else { return nil }
+        guard request.eventKey == .localBrief, let token = request.tokenId, token.hasPrefix(prefix + "-") else {
+            return nil
+        }
         return token
     }
     // This tool's own statements (the reset, this read) are left out by their text.
@@ -204,15 +215,19 @@ func movement(count: Int, prefix: String) async throws {
     let calls = statements.compactMap { $0.int("calls") }.reduce(0, +)
     print(
         String(
-            format: "%ld devices: %ld local_brief push requests (%ld duplicates) in %.2f min (%.0f devices/s)", count, unique,
+            format: "%ld devices: %ld local_brief push requests (%ld duplicates) in %.2f min (%.0f devices/s)", count,
+            unique,
             total - unique, elapsed.inSeconds / 60, Double(unique) / elapsed.inSeconds))
-    print(String(format: "Postgres: %ld statements, %.2f per device; most frequent:", calls, Double(calls) / Double(max(count, 1))))
+    print(
+        String(
+            format: "Postgres: %ld statements, %.2f per device; most frequent:", calls,
+            Double(calls) / Double(max(count, 1))))
     for row in statements.prefix(5) { print("  \(row.int("calls") ?? 0) × \(row.string("query") ?? "")") }
     await db.close()
 }
 
 do {
-    switch (arguments.count >= 4 ? arguments[1] : "") {
+    switch arguments.count >= 4 ? arguments[1] : "" {
     case "fakes": try await fakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
     case "seed": try await seed(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
     case "morning": try await morning(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
@@ -223,7 +238,8 @@ do {
     default:
         print(
             "usage: BenchBriefs fakes <latency-ms> <env-file> | seed <users> <prefix> | morning <users> <prefix> | "
-                + "local-fakes <latency-ms> <env-file> | devices <count> <prefix> <base-lat> | movement <count> <prefix>")
+                + "local-fakes <latency-ms> <env-file> | devices <count> <prefix> <base-lat> | movement <count> <prefix>"
+        )
         exit(2)
     }
 } catch {

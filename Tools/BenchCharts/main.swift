@@ -8,7 +8,11 @@ var iterations = 30
 var outputDirectory: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
-    if argument == "--write" { outputDirectory = arguments.popFirst() } else if let n = Int(argument), n > 0 { iterations = n }
+    if argument == "--write" {
+        outputDirectory = arguments.popFirst()
+    } else if let n = Int(argument), n > 0 {
+        iterations = n
+    }
 }
 
 /// A seeded random walk: 252 trading days of drifting, noisy prices with volume that swells on big moves.
@@ -39,7 +43,9 @@ func syntheticYear() -> [PriceBar] {
 }
 
 let year = syntheticYear()
-print("chart rendering, \(ChartRequest.defaultSize.width)×\(ChartRequest.defaultSize.height) px at \(ChartRequest.defaultSize.scale)×, \(iterations) renders per type, one thread")
+print(
+    "chart rendering, \(ChartRequest.defaultSize.width)×\(ChartRequest.defaultSize.height) px at \(ChartRequest.defaultSize.scale)×, \(iterations) renders per type, one thread"
+)
 for kind in ChartKind.allCases {
     let bars = kind == .auction ? Array(year.suffix(63)) : year
     let period = kind == .auction ? "3mo" : "1y"
@@ -59,5 +65,8 @@ for kind in ChartKind.allCases {
     timings.sort()
     let p50 = timings[timings.count / 2]
     let p99 = timings[min(timings.count - 1, Int(Double(timings.count) * 0.99))]
-    print(String(format: "%-10@ p50 %6.1f ms  p99 %6.1f ms  png %4d KB  base64 %4d KB", kind.rawValue as NSString, p50, p99, size / 1024, (size + 2) / 3 * 4 / 1024))
+    print(
+        String(
+            format: "%-10@ p50 %6.1f ms  p99 %6.1f ms  png %4d KB  base64 %4d KB", kind.rawValue as NSString, p50, p99,
+            size / 1024, (size + 2) / 3 * 4 / 1024))
 }

@@ -23,13 +23,16 @@ enum Bench {
         let chains = [
             ("Starbucks", "cafe"), ("McDonald's", "fast_food"), ("Chipotle", "fast_food"), ("CVS Pharmacy", "pharmacy"),
             ("Chase", "bank"), ("Shell", "fuel"), ("Target", "department_store"), ("Walgreens", "pharmacy"),
-            ("Corner Deli", "fast_food"), ("Blue Door Bakery", "cafe"), ("Main St Books", "books"), ("Harbor Gym", "gym"),
+            ("Corner Deli", "fast_food"), ("Blue Door Bakery", "cafe"), ("Main St Books", "books"),
+            ("Harbor Gym", "gym"),
         ]
         let overpass = try FakeUpstream { request in
             await sleep(latency)
             guard let (lat, lng) = center(ofOverpass: request.body) else { return .error(400, "bad query") }
             let elements = chains.enumerated().map { i, chain in
-                let tag = chain.1 == "books" || chain.1 == "department_store" ? "\"shop\":\"\(chain.1)\"" : "\"amenity\":\"\(chain.1)\""
+                let tag =
+                    chain.1 == "books" || chain.1 == "department_store"
+                    ? "\"shop\":\"\(chain.1)\"" : "\"amenity\":\"\(chain.1)\""
                 return """
                     {"type":"node","id":\(i + 1),"lat":\(lat + Double(i) * 0.0002),"lon":\(lng + Double(i % 3) * 0.0002),\
                     "tags":{"name":"\(chain.0)",\(tag)}}
@@ -57,7 +60,9 @@ enum Bench {
                     """)
             }
             if path == "/stocks/financials/v1/ratios" {
-                return json("{\"status\":\"OK\",\"results\":[{\"price_to_earnings\":21.5,\"price_to_sales\":3.1,\"return_on_equity\":0.22}]}")
+                return json(
+                    "{\"status\":\"OK\",\"results\":[{\"price_to_earnings\":21.5,\"price_to_sales\":3.1,\"return_on_equity\":0.22}]}"
+                )
             }
             if path == "/v2/reference/news" {
                 let ticker = request.query["ticker"] ?? "X"
@@ -78,14 +83,19 @@ enum Bench {
             var answers: [String] = []
             for id in questions.keys {
                 if id == "rating" {
-                    answers.append(#""rating":{"type":"score","score":3,"probabilities":{"hold":0.3,"buy":0.55,"sell":0.15},"confidence":0.7}"#)
+                    answers.append(
+                        #""rating":{"type":"score","score":3,"probabilities":{"hold":0.3,"buy":0.55,"sell":0.15},"confidence":0.7}"#
+                    )
                 } else if id == "primary_driver" {
-                    answers.append(#""primary_driver":{"type":"choice","choice":"momentum","probabilities":{"momentum":0.7},"confidence":0.7}"#)
+                    answers.append(
+                        #""primary_driver":{"type":"choice","choice":"momentum","probabilities":{"momentum":0.7},"confidence":0.7}"#
+                    )
                 } else if id.hasPrefix("up_") {
                     answers.append("\"\(id)\":{\"type\":\"noul\",\"noul\":0.7}")
                 } else {
                     answers.append(
-                        "\"\(id)\":{\"type\":\"choice\",\"choice\":\"material\",\"probabilities\":{\"material\":0.8,\"minor\":0.2},\"confidence\":0.8}")
+                        "\"\(id)\":{\"type\":\"choice\",\"choice\":\"material\",\"probabilities\":{\"material\":0.8,\"minor\":0.2},\"confidence\":0.8}"
+                    )
                 }
             }
             return json("{\"answers\":{\(answers.joined(separator: ","))}}")
@@ -98,12 +108,14 @@ enum Bench {
             if request.path.hasSuffix("/summary") && request.path.hasPrefix("/api/prism/") {
                 let ticker = request.path.split(separator: "/").dropLast().last.map(String.init) ?? "X"
                 return json(
-                    #"{"ticker":"\#(ticker)","recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#)
+                    #"{"ticker":"\#(ticker)","recommendation":{"action":"buy","strength":"normal","conviction":0.6,"one_line":"Buy"}}"#
+                )
             }
             if request.path.hasPrefix("/api/charts/") {
                 // A 1 × 1 PNG, as Underlying's charts carry theirs.
                 return json(
-                    #"{"images":[{"filename":"chart.png","mime":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}],"provider":"underlying","meta":{}}"#)
+                    #"{"images":[{"filename":"chart.png","mime":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}],"provider":"underlying","meta":{}}"#
+                )
             }
             return .error(404, "not stored")
         }
@@ -115,17 +127,21 @@ enum Bench {
             }
             if request.path.hasPrefix("/submissions/CIK") {
                 return json(
-                    #"{"name":"McDonalds Corp","filings":{"recent":{"accessionNumber":["0000063908-26-000010"],"filingDate":["2026-08-01"],"form":["10-Q"],"primaryDocument":["mcd-20260630.htm"]}}}"#)
+                    #"{"name":"McDonalds Corp","filings":{"recent":{"accessionNumber":["0000063908-26-000010"],"filingDate":["2026-08-01"],"form":["10-Q"],"primaryDocument":["mcd-20260630.htm"]}}}"#
+                )
             }
             return .error(404, "not found")
         }
         let env = [
-            "OVERPASS_URLS=\(overpass.baseURL)/api/interpreter", "PHOTON_BASE_URL=\(photon.baseURL)", "GOOGLE_MAPS_API_KEY=",
+            "OVERPASS_URLS=\(overpass.baseURL)/api/interpreter", "PHOTON_BASE_URL=\(photon.baseURL)",
+            "GOOGLE_MAPS_API_KEY=",
             "EXA_API_KEY=", "OPENROUTER_API_KEY=", "MARKET_DATA_PRIMARY=yahoo", "YAHOO_BASE_URL=\(market.baseURL)",
-            "MASSIVE_BASE_URL=\(market.baseURL)", "MASSIVE_API_KEY=bench", "JEV_API_KEY=bench", "JEV_BASE_URL=\(jev.baseURL)",
+            "MASSIVE_BASE_URL=\(market.baseURL)", "MASSIVE_API_KEY=bench", "JEV_API_KEY=bench",
+            "JEV_BASE_URL=\(jev.baseURL)",
             "UNDERLYING_URL=\(underlying.baseURL)", "SEC_BASE_URL=\(sec.baseURL)", "SEC_DATA_BASE_URL=\(sec.baseURL)",
         ]
-        try (env.map { "export \($0)" }.joined(separator: "\n") + "\n").write(toFile: envFile, atomically: true, encoding: .utf8)
+        try (env.map { "export \($0)" }.joined(separator: "\n") + "\n").write(
+            toFile: envFile, atomically: true, encoding: .utf8)
         let fakes = [overpass, photon, market, jev, underlying, sec]
         while true { try await Task.sleep(for: .seconds(3600)) }
         _ = fakes
@@ -142,7 +158,9 @@ enum Bench {
         var statuses: [Int: Int] = [:]
         for path in paths {
             let started = ContinuousClock.now
-            let status = (try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status) ?? 0
+            let status =
+                (try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status)
+                ?? 0
             samples.append((ContinuousClock.now - started).inMilliseconds)
             statuses[status, default: 0] += 1
         }
@@ -161,7 +179,9 @@ enum Bench {
         let nearby = (0..<samples).map { i in
             "/v1/nearby?lat=\(originLat + Double(i / 40) * 0.02)&lng=\(originLng + Double(i % 40) * 0.02)&radius=500"
         }
-        let tickers = (0..<samples).map { _ in "Q" + String((0..<4).map { _ in "ABCDEFGHIJKLMNOPRSTUVWXYZ".randomElement() ?? "A" }) }
+        let tickers = (0..<samples).map { _ in
+            "Q" + String((0..<4).map { _ in "ABCDEFGHIJKLMNOPRSTUVWXYZ".randomElement() ?? "A" })
+        }
         let ratings = tickers.map { "/v1/rating/\($0)" }
         await measure("nearby, cold tile cache", base: base, paths: nearby)
         await measure("nearby, warm tile cache", base: base, paths: nearby)

@@ -86,7 +86,8 @@ let results = await withTaskGroup(of: Result.self) { group in
             } catch {
                 status = -1
             }
-            return Result(sentAt: (sent - start).inSeconds, ms: (ContinuousClock.now - sent).inMilliseconds, status: status)
+            return Result(
+                sentAt: (sent - start).inSeconds, ms: (ContinuousClock.now - sent).inMilliseconds, status: status)
         }
     }
     var all: [Result] = []
@@ -106,7 +107,8 @@ func statusText(_ results: [Result]) -> String {
 }
 let latencies = results.map(\.ms).sorted()
 var line = String(
-    format: "%@: %d requests in %.1f s (target %.0f/s) · p50 %.2f ms · p90 %.2f ms · p99 %.2f ms · max %.2f ms · statuses %@",
+    format:
+        "%@: %d requests in %.1f s (target %.0f/s) · p50 %.2f ms · p90 %.2f ms · p99 %.2f ms · max %.2f ms · statuses %@",
     options.label, results.count, elapsed, options.rate, percentile(latencies, 0.5), percentile(latencies, 0.9),
     percentile(latencies, 0.99), latencies.last ?? 0, statusText(results))
 let ok = results.filter { $0.status == 200 }.map(\.ms).sorted()

@@ -72,10 +72,16 @@ public final class CommandScheduler: Service {
     ) throws {
         try settings.check(jobs: jobs)
         self.init(
-            jobs: jobs, claims: claims, publisher: publisher, timeZone: timeZone, clock: { [clock = settings.clock] in clock.now() },
+            jobs: jobs, claims: claims, publisher: publisher, timeZone: timeZone,
+            clock: { [clock = settings.clock] in clock.now() },
             interval: settings.interval, claimLease: settings.lease, pause: settings.pause, logger: logger)
         if settings.clock.rate != 1 {
-            self.logger.warning("simulated scheduler clock", [LogKeys.rate: .double(settings.clock.rate), LogKeys.now: .string(Timestamp.iso8601(settings.clock.now()))])
+            self.logger.warning(
+                "simulated scheduler clock",
+                [
+                    LogKeys.rate: .double(settings.clock.rate),
+                    LogKeys.now: .string(Timestamp.iso8601(settings.clock.now())),
+                ])
         }
     }
 
@@ -99,18 +105,21 @@ public final class CommandScheduler: Service {
                 let sent = await publisher.publish(
                     topic: job.topic, key: job.key, value: job.body,
                     headers: [
-                        KafkaHeader(MessageHeaders.command, job.command), KafkaHeader(Self.slotHeader, "\(job.job)@\(key)"),
+                        KafkaHeader(MessageHeaders.command, job.command),
+                        KafkaHeader(Self.slotHeader, "\(job.job)@\(key)"),
                     ])
                 if sent {
                     await pauseIfAsked(job: job.job, slot: key, after: .published)
                     try await claims.complete(job: job.job, slot: key)
                     published.append("\(job.job)@\(key)")
-                    logger.info("scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
+                    logger.info(
+                        "scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
                 } else {
                     try await claims.release(job: job.job, slot: key)
                 }
             } catch {
-                logger.warning("scheduler tick failed", [LogKeys.job: .string(job.job), LogKeys.error: .string("\(error)")])
+                logger.warning(
+                    "scheduler tick failed", [LogKeys.job: .string(job.job), LogKeys.error: .string("\(error)")])
             }
         }
         return published

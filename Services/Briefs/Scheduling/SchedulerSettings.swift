@@ -86,11 +86,13 @@ public struct SchedulerSettings: Sendable {
         var clock = SchedulerClock.wall
         if let raw = env.get("SCHEDULER_CLOCK_START") {
             guard let origin = Timestamp.parse(raw) else {
-                throw ConfigurationError(key: "SCHEDULER_CLOCK_START", reason: "is set to \"\(raw)\", which is not an ISO-8601 instant")
+                throw ConfigurationError(
+                    key: "SCHEDULER_CLOCK_START", reason: "is set to \"\(raw)\", which is not an ISO-8601 instant")
             }
             let rawRate = env.get("SCHEDULER_CLOCK_RATE", default: "1")
             guard let rate = Double(rawRate), rate.isFinite, (1...3600).contains(rate) else {
-                throw ConfigurationError(key: "SCHEDULER_CLOCK_RATE", reason: "is set to \"\(rawRate)\", which is not a number in 1…3600")
+                throw ConfigurationError(
+                    key: "SCHEDULER_CLOCK_RATE", reason: "is set to \"\(rawRate)\", which is not a number in 1…3600")
             }
             clock = .simulated(from: origin, rate: rate)
         } else if env.get("SCHEDULER_CLOCK_RATE") != nil {
@@ -98,7 +100,9 @@ public struct SchedulerSettings: Sendable {
         }
         let rawLease = env.get("SCHEDULER_LEASE_MS", default: "30000")
         guard let ms = Int64(rawLease), (1000...600_000).contains(ms) else {
-            throw ConfigurationError(key: "SCHEDULER_LEASE_MS", reason: "is set to \"\(rawLease)\", which is not a whole number in 1000…600000")
+            throw ConfigurationError(
+                key: "SCHEDULER_LEASE_MS",
+                reason: "is set to \"\(rawLease)\", which is not a whole number in 1000…600000")
         }
         return SchedulerSettings(clock: clock, lease: .milliseconds(ms), pause: try pause(env.get("SCHEDULER_PAUSE")))
     }
@@ -109,7 +113,9 @@ public struct SchedulerSettings: Sendable {
         guard lease + interval < clock.real(shortest) else {
             throw ConfigurationError(
                 key: "SCHEDULER_LEASE_MS",
-                reason: "plus one tick must be shorter than the shortest job's grace (\(clock.real(shortest)) real time), or a dead claimant's slot is lost")
+                reason:
+                    "plus one tick must be shorter than the shortest job's grace (\(clock.real(shortest)) real time), or a dead claimant's slot is lost"
+            )
         }
     }
 
@@ -120,7 +126,8 @@ public struct SchedulerSettings: Sendable {
             let ms = Int64(parts[2]), (0...600_000).contains(ms)
         else {
             throw ConfigurationError(
-                key: "SCHEDULER_PAUSE", reason: "is set to \"\(raw)\", which is not <job>:<claimed|published>:<ms ≤ 600000>")
+                key: "SCHEDULER_PAUSE",
+                reason: "is set to \"\(raw)\", which is not <job>:<claimed|published>:<ms ≤ 600000>")
         }
         return SchedulerPause(job: parts[0], phase: phase, duration: .milliseconds(ms))
     }

@@ -62,7 +62,8 @@ struct AdminReports: Sendable {
             requests["\(s.labels["method"] ?? "?") \(s.labels["route"] ?? "?")", default: 0] += s.value
         }
         return Metrics(
-            requests: requests, costUsd: cost(series, hours: hours).costUsd, windowSeconds: hours * 3600, basis: Self.basis)
+            requests: requests, costUsd: cost(series, hours: hours).costUsd, windowSeconds: hours * 3600,
+            basis: Self.basis)
     }
 
     func cost(_ series: [UsageTotals.Series], hours: Int) -> Cost {

@@ -41,7 +41,9 @@ struct AdminRoutes: Sendable {
                 guard case .success(let body) = JSONBody.decode(Grant.self, from: context.request, error: "") else {
                     return .error(400, "body must be {\"freeForever\": boolean, \"reason\"?: string}")
                 }
-                if let reason = body.reason, reason.count > 200 { return .error(400, "reason must be at most 200 chars") }
+                if let reason = body.reason, reason.count > 200 {
+                    return .error(400, "reason must be at most 200 chars")
+                }
                 guard
                     let user = try await users.setFreeForever(
                         userId: userId, body.freeForever, reason: body.reason, admin: admin.id)
@@ -64,19 +66,24 @@ struct AdminRoutes: Sendable {
         let (users, log, logger) = (self.users, self.log, self.logger)
         return Route(method, template, auth: .required) { context in
             guard let user = context.caller.user else { return .error(401, "unknown user") }
-            guard users.adminEmails.contains(user.email.lowercased()) else { return .error(403, "admin scope required") }
+            guard users.adminEmails.contains(user.email.lowercased()) else {
+                return .error(403, "admin scope required")
+            }
             do {
                 var detail = ["route": "\(method) \(template)"]
                 if let target = context.parameters["id"] { detail["target"] = target }
-                try await log.append(kind: "admin_action", actor: user.id, subject: context.parameters["id"], detail: detail)
+                try await log.append(
+                    kind: "admin_action", actor: user.id, subject: context.parameters["id"], detail: detail)
             } catch {
-                logger.warning("admin log unavailable; refusing the admin request", [LogKeys.error: .string("\(error)")])
+                logger.warning(
+                    "admin log unavailable; refusing the admin request", [LogKeys.error: .string("\(error)")])
                 return .error(503, "admin log unavailable")
             }
             do {
                 return try await handle(context, user)
             } catch {
-                logger.warning("admin request failed", [LogKeys.route: .string(template), LogKeys.error: .string("\(error)")])
+                logger.warning(
+                    "admin request failed", [LogKeys.route: .string(template), LogKeys.error: .string("\(error)")])
                 return .error(503, "admin data unavailable")
             }
         }

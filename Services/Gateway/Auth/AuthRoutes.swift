@@ -69,7 +69,8 @@ struct AuthRoutes: Sendable {
 
     func verifyCode(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(CodeInput.self, from: context.request, error: ""),
-            let email = AuthInput.normalizedEmail(input.email), let code = input.code?.trimmingCharacters(in: .whitespaces),
+            let email = AuthInput.normalizedEmail(input.email),
+            let code = input.code?.trimmingCharacters(in: .whitespaces),
             (4...8).contains(code.count), code.allSatisfy(\.isASCIIDigit)
         else { return .error(400, "email + 6-digit code required") }
         do {

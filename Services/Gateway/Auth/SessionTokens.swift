@@ -67,7 +67,9 @@ struct SessionTokens: Sendable {
     /// Only for `POST /v1/push/revoke-expired-session-device` (CONTRACT.md §i.3): signature (HS256 only),
     /// `purpose: session` and a non-empty `sub`, with the expiry check disabled — and the token must actually be
     /// expired (`exp ≤ now`). Returns the subject and when the session expired.
-    func verifyExpiredSession(_ token: String, now: Date = Date()) throws(Rejection) -> (userId: String, expiredAt: Date) {
+    func verifyExpiredSession(_ token: String, now: Date = Date()) throws(Rejection) -> (
+        userId: String, expiredAt: Date
+    ) {
         let (claims, sub) = try verified(token, sessions, purpose: "session", now: now, checkExpiry: false)
         guard let exp = claims.exp, TimeInterval(exp) <= now.timeIntervalSince1970 else { throw .notExpired }
         return (sub, Date(timeIntervalSince1970: TimeInterval(exp)))

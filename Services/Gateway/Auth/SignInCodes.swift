@@ -33,7 +33,8 @@ struct SignInCodes: Sendable {
 
     /// Issues a new code for `email`, replacing any earlier one.
     func issue(email: String, now: Date = Date()) async throws -> String {
-        let code = String(format: "%06d", Int(Digest.randomBytes(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 1_000_000))
+        let code = String(
+            format: "%06d", Int(Digest.randomBytes(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 1_000_000))
         let stored = Stored(
             mac: mac(code, email), expiresAt: now.addingTimeInterval(Self.codeLifetime.inSeconds).timeIntervalSince1970,
             attempts: 0)
@@ -44,7 +45,8 @@ struct SignInCodes: Sendable {
 
     func verify(email: String, code: String, now: Date = Date()) async throws -> Outcome {
         let key = key(email)
-        guard let bytes = try await redis.get(key), var stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes))
+        guard let bytes = try await redis.get(key),
+            var stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes))
         else { return .noCode }
         guard now.timeIntervalSince1970 < stored.expiresAt else { return .expired }
         if Digest.constantTimeEqual(Array(stored.mac.utf8), Array(mac(code, email).utf8)) {

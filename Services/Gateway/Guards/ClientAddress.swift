@@ -8,7 +8,9 @@ struct ClientAddress: Sendable {
 
     func resolve(_ head: HTTPRequestHead) -> String {
         guard trustedHops > 0, let forwarded = head.headers["X-Forwarded-For"] else { return head.remoteAddress }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         guard hops.count >= trustedHops else { return hops.first ?? head.remoteAddress }
         return hops[hops.count - trustedHops]
     }

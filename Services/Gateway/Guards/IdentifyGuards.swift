@@ -40,7 +40,8 @@ struct IdentifyGuards: Sendable {
         return most
         """
 
-    func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)]) {
+    func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)])
+    {
         let userId = caller.session?.userId
         guard limitsEnabled else {
             let anonymous = userId == nil && caller.deviceId == nil
@@ -61,7 +62,8 @@ struct IdentifyGuards: Sendable {
                         kind: "suspected_abuse", actor: nil, subject: userId ?? "ip:" + caller.clientIP,
                         detail: ["route": "POST /v1/identify", "ip": caller.clientIP, "attempts": String(attempts)])
                 } catch {
-                    logger.warning("admin log unavailable; abuse trip not recorded", [LogKeys.error: .string("\(error)")])
+                    logger.warning(
+                        "admin log unavailable; abuse trip not recorded", [LogKeys.error: .string("\(error)")])
                 }
             }
             return (.error(429, "suspected abuse — try again later"), [])

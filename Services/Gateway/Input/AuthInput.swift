@@ -4,7 +4,8 @@ import Foundation
 enum AuthInput {
     /// A plausible address, lowercased and trimmed; nil otherwise.
     static func normalizedEmail(_ raw: String?) -> String? {
-        guard let email = raw?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), (3...254).contains(email.count)
+        guard let email = raw?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(),
+            (3...254).contains(email.count)
         else { return nil }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),

@@ -10,7 +10,8 @@ enum NearbyInput {
     /// a number but is not finite (`1e400`) is a 400.
     static func command(_ query: [String: String], userId: String?) throws(HTTPResponse) -> NearbyCommand {
         let numbers = QueryNumbers(query)
-        let lat = try? numbers.double("lat"), lng = try? numbers.double("lng")
+        let lat = try? numbers.double("lat")
+        let lng = try? numbers.double("lng")
         guard let location = LatLng.validated(lat: lat, lng: lng) else {
             throw .error(400, "lat/lng required")
         }

@@ -14,7 +14,8 @@ struct MCPRoutes: Sendable {
     var routes: [Route] {
         Self.templates.flatMap { template in
             Self.methods.map { method in
-                Route(method, template, bodyLimit: MCPServer.bodyLimit, tooLarge: MCPServer.unreadable.http) { context in
+                Route(method, template, bodyLimit: MCPServer.bodyLimit, tooLarge: MCPServer.unreadable.http) {
+                    context in
                     let request = MCPRequest(context.request, address: address.resolve(context.request.head))
                     return await server.handle(request)?.http ?? .error(404, "not found")
                 }

@@ -36,7 +36,9 @@ struct RatingCachePeek: Sendable {
     let redis: RedisClient?
 
     func isCached(_ ticker: String) async -> Bool {
-        guard let redis, let reply = try? await redis.command("EXISTS", "mapvest:rating:v1:" + ticker) else { return false }
+        guard let redis, let reply = try? await redis.command("EXISTS", "mapvest:rating:v1:" + ticker) else {
+            return false
+        }
         return (reply.integer ?? 0) > 0
     }
 }

@@ -44,7 +44,8 @@ struct MapvestTools: Sendable {
                 + "the ticker or brand it resolves to. Rules and the curated brand seed decide most queries; a small "
                 + "classifier handles the rest. Cites its sources; without one, confidence is low.",
             inputSchema: Self.schema(
-                "query", description: "What the person typed, 1 to 200 characters: a name, a ticker, a place, a question.",
+                "query",
+                description: "What the person typed, 1 to 200 characters: a name, a ticker, a place, a question.",
                 maxLength: 200)
         ) { arguments, _ in
             var args = ToolArguments("search_intent", arguments, allowed: ["query"])
@@ -59,7 +60,8 @@ struct MapvestTools: Sendable {
                 let decided = try? JSONDecoder().decode(SearchIntentResponse.self, from: Data(reply.body))
             else {
                 return reply.status == 504
-                    ? .error("search_intent did not finish within \(Self.deadline.components.seconds) s; try again shortly")
+                    ? .error(
+                        "search_intent did not finish within \(Self.deadline.components.seconds) s; try again shortly")
                     : .error("search_intent is unavailable right now; try again shortly")
             }
             let sources = cite(decided, text: text.hasPrefix("$") ? String(text.dropFirst()) : text)
@@ -219,7 +221,9 @@ struct MapvestTools: Sendable {
             "query": .string(text), "found": true, "match": .object(match),
             "sources": MCPValue.from([Self.seedSource(confidence)]) ?? [], "confidence": .string(confidence.rawValue),
         ]
-        if !exact { result["note"] = .string("A seed brand name appears inside your text; check it is the brand you meant.") }
+        if !exact {
+            result["note"] = .string("A seed brand name appears inside your text; check it is the brand you meant.")
+        }
         return .object(result)
     }
 
@@ -235,7 +239,9 @@ struct MapvestTools: Sendable {
             inputSchema: [
                 "type": "object",
                 "properties": [
-                    "question": ["type": "string", "minLength": 1, "maxLength": 600, "description": "1 to 600 characters"],
+                    "question": [
+                        "type": "string", "minLength": 1, "maxLength": 600, "description": "1 to 600 characters",
+                    ],
                     "to": [
                         "type": "string", "enum": ["field", "app", "connectome"],
                         "description": "who answers (default: the field)",
@@ -263,7 +269,9 @@ struct MapvestTools: Sendable {
         [
             "type": "object",
             "properties": [
-                key: ["type": "string", "minLength": 1, "maxLength": .int(maxLength), "description": .string(description)]
+                key: [
+                    "type": "string", "minLength": 1, "maxLength": .int(maxLength), "description": .string(description),
+                ]
             ],
             "required": [.string(key)], "additionalProperties": false,
         ]

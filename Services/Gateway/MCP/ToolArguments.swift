@@ -13,7 +13,8 @@ struct ToolArguments {
         self.values = values
         let unknown = values.keys.filter { !allowed.contains($0) }.sorted()
         if !unknown.isEmpty {
-            issues.append("arguments: Unrecognized key(s) in object: " + unknown.map { "'\($0)'" }.joined(separator: ", "))
+            issues.append(
+                "arguments: Unrecognized key(s) in object: " + unknown.map { "'\($0)'" }.joined(separator: ", "))
         }
     }
 

@@ -157,7 +157,10 @@ public final class MCPPeers: Sendable {
         if case .response(_, let type, let body) = reply, let matched = Self.parseReply(type, body, id: id) {
             return (200, matched)
         }
-        return (200, MCPRPC.failure(id, -32003, "\(peer.name) did not answer (\(reply.failureReason ?? "http \(reply.status)"))"))
+        return (
+            200,
+            MCPRPC.failure(id, -32003, "\(peer.name) did not answer (\(reply.failureReason ?? "http \(reply.status)"))")
+        )
     }
 
     private func headers(_ hop: MCPHop) -> [(String, String)] {
@@ -170,21 +173,23 @@ public final class MCPPeers: Sendable {
     private func rpc(url: String, method: String, params: MCPValue, hop: MCPHop) async
         -> Result<MCPValue, MCPPeerFailure>
     {
-        let id = MCPValue.int(state.withLock { s in
-            s.seq += 1
-            return s.seq
-        })
+        let id = MCPValue.int(
+            state.withLock { s in
+                s.seq += 1
+                return s.seq
+            })
         let message: MCPValue = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
         let reply = await transport.post(url: url, headers: headers(hop), body: message.jsonBytes, timeout: timeout)
         guard case .response(_, let type, let body) = reply, let matched = Self.parseReply(type, body, id: id) else {
-            return .failure(MCPPeerFailure(reply.failureReason ?? (reply.status < 300 ? "no JSON-RPC reply" : "http \(reply.status)")))
+            return .failure(
+                MCPPeerFailure(
+                    reply.failureReason ?? (reply.status < 300 ? "no JSON-RPC reply" : "http \(reply.status)")))
         }
         if let error = matched["error"] {
             return .failure(MCPPeerFailure(MCPText.oneLine(error["message"]?.string ?? "error", 200)))
         }
         return .success(matched["result"] ?? .null)
     }
-
 
     /// The JSON-RPC reply with `id` out of a JSON body (or a JSON array) or an event stream's `data:` blocks.
     static func parseReply(_ contentType: String, _ body: [UInt8], id: MCPValue?) -> MCPValue? {

@@ -178,7 +178,10 @@ public final class MCPServer: Sendable {
                 }),
             "peers": .array(
                 peers.configured.map {
-                    ["name": .string($0.name), "endpoint": .string("\(endpoint)/\($0.name)"), "about": .string($0.about)]
+                    [
+                        "name": .string($0.name), "endpoint": .string("\(endpoint)/\($0.name)"),
+                        "about": .string($0.about),
+                    ]
                 }),
             "hop": ["max": .int(Int64(MCPHop.maxHop)), "headers": ["x-mcp-hop", "x-mcp-path"]],
         ]
@@ -219,7 +222,9 @@ public final class MCPServer: Sendable {
                     id,
                     [
                         "protocolVersion": .string(version), "capabilities": ["tools": ["listChanged": false]],
-                        "serverInfo": ["name": .string(c.name), "title": .string(c.title), "version": .string(c.version)],
+                        "serverInfo": [
+                            "name": .string(c.name), "title": .string(c.title), "version": .string(c.version),
+                        ],
                         "instructions": .string(c.instructions.isEmpty ? c.description : c.instructions),
                     ])
             )
@@ -241,7 +246,8 @@ public final class MCPServer: Sendable {
         }
         var result: [String: MCPValue]
         if tool.relay && hop.hop >= MCPHop.maxHop {
-            let text = "too-deep: this call has already been relayed \(hop.hop) times, so \(configuration.name) will "
+            let text =
+                "too-deep: this call has already been relayed \(hop.hop) times, so \(configuration.name) will "
                 + "not call out again (limit \(MCPHop.maxHop))"
             result = MCPToolOutput.textResult(text, isError: true)
         } else {

@@ -2,7 +2,8 @@
 /// the call sits on the chain; what it returns is normalised into an MCP tool result. A throwing tool answers
 /// `isError` with `the tool failed`, never its error text.
 public struct MCPTool: Sendable {
-    public typealias Run = @Sendable (_ arguments: [String: MCPValue], _ context: MCPToolContext) async throws -> MCPToolOutput
+    public typealias Run =
+        @Sendable (_ arguments: [String: MCPValue], _ context: MCPToolContext) async throws -> MCPToolOutput
 
     public let name: String
     public let description: String

@@ -75,7 +75,10 @@ struct AgentRoutes: Sendable {
             stream.finish()
         }
         return .streaming(
-            200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],
+            200,
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+            ],
             stream: stream)
     }
 
@@ -107,7 +110,9 @@ struct AgentRoutes: Sendable {
             return .failure(.error(400, "message required (1-4000 chars)"))
         }
         let message = body.message.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...4000).contains(message.count) else { return .failure(.error(400, "message required (1-4000 chars)")) }
+        guard (1...4000).contains(message.count) else {
+            return .failure(.error(400, "message required (1-4000 chars)"))
+        }
         var ticker: String?
         if let raw = body.ticker {
             guard let valid = ResearchInput.ratingTicker(raw) else { return .failure(.error(400, "invalid ticker")) }
@@ -115,7 +120,9 @@ struct AgentRoutes: Sendable {
         }
         let conversationId = body.conversationId ?? body.threadId
         if let conversationId, !validId(conversationId) { return .failure(.error(400, "invalid conversationId")) }
-        if let id = body.clientMessageId, !validId(id) { return .failure(.error(400, "clientMessageId must be 1-128 chars")) }
+        if let id = body.clientMessageId, !validId(id) {
+            return .failure(.error(400, "clientMessageId must be 1-128 chars"))
+        }
         let depth = body.researchDepth ?? "auto"
         guard depths.contains(depth) else { return .failure(.error(400, "invalid researchDepth")) }
         return .success(

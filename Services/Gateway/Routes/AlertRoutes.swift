@@ -14,7 +14,8 @@ struct AlertRoutes: Sendable {
         [
             user("POST", "/v1/alerts") { userId, context in (Name.create, Self.create(userId: userId, context)) },
             user("GET", "/v1/alerts") { userId, _ in (Name.list, .success(PriceAlertUserCommand(userId: userId))) },
-            user("GET", "/v1/alerts/check") { userId, _ in (Name.check, .success(PriceAlertUserCommand(userId: userId))) },
+            user("GET", "/v1/alerts/check") { userId, _ in (Name.check, .success(PriceAlertUserCommand(userId: userId)))
+            },
             user("DELETE", "/v1/alerts/:id") { userId, context in (Name.delete, Self.delete(userId: userId, context)) },
         ]
     }
@@ -74,7 +75,8 @@ struct AlertRoutes: Sendable {
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             note = trimmed.isEmpty ? nil : String(trimmed.prefix(240))
         }
-        return .success(CreatePriceAlertCommand(userId: userId, ticker: ticker, kind: kind, threshold: threshold, note: note))
+        return .success(
+            CreatePriceAlertCommand(userId: userId, ticker: ticker, kind: kind, threshold: threshold, note: note))
     }
 
     static func normalizedTicker(_ raw: String) -> String? {

@@ -25,11 +25,14 @@ struct BacktestRoute: Sendable {
 
     static func command(userId: String, _ context: RouteContext) -> Result<BacktestCommand, HTTPResponse> {
         let required = HTTPResponse.error(400, "tickers required (non-empty array of symbols)")
-        guard case .success(let body) = JSONBody.decode([String: JSONValue].self, from: context.request, error: "") else {
+        guard case .success(let body) = JSONBody.decode([String: JSONValue].self, from: context.request, error: "")
+        else {
             return .failure(required)
         }
         var period = PricePeriod.threeMonths
-        if case .string(let raw) = body["period"], let known = PricePeriod(rawValue: raw), BacktestCommand.periods.contains(known) {
+        if case .string(let raw) = body["period"], let known = PricePeriod(rawValue: raw),
+            BacktestCommand.periods.contains(known)
+        {
             period = known
         }
         switch body["tickers"] {

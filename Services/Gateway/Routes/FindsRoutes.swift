@@ -21,7 +21,8 @@ struct FindsRoutes: Sendable {
                     return error
                 }
                 return await caller.call(
-                    .identify, ListFindsCommand.name, key: userId, command: ListFindsCommand(userId: userId, limit: limit),
+                    .identify, ListFindsCommand.name, key: userId,
+                    command: ListFindsCommand(userId: userId, limit: limit),
                     budget: budget, requestId: context.requestId)
             },
             Route("POST", "/v1/finds", auth: .required) { context in

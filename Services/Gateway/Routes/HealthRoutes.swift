@@ -10,7 +10,8 @@ enum HealthRoutes {
             Route("GET", "/v1/health") {
                 // `HealthResponse`, written by hand: this is the route load balancers hit most.
                 let now = Date()
-                let body = #"{"ok":true,"service":"mapvest-api","timestamp":""# + Timestamp.iso8601(now)
+                let body =
+                    #"{"ok":true,"service":"mapvest-api","timestamp":""# + Timestamp.iso8601(now)
                     + #"","status":"ok","uptime":"# + String(Int(now.timeIntervalSince(startedAt))) + "}"
                 return .json(200, raw: Array(body.utf8))
             },

@@ -14,7 +14,8 @@ struct IdentifyRoute: Sendable {
 
     var route: Route {
         Route(
-            "POST", "/v1/identify", auth: .optional, bodyLimit: IdentifyForm.maxImageBytes, tooLarge: IdentifyForm.tooLarge,
+            "POST", "/v1/identify", auth: .optional, bodyLimit: IdentifyForm.maxImageBytes,
+            tooLarge: IdentifyForm.tooLarge,
             guard: { caller, head in await guards.check(caller, head) }
         ) { context in
             await handle(context)
@@ -31,7 +32,8 @@ struct IdentifyRoute: Sendable {
         do {
             photoKey = try await photos.put(form.image)
         } catch {
-            logger.warning("photo store failed", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
+            logger.warning(
+                "photo store failed", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
             return .error(503, "photo store unavailable")
         }
         let userId = context.caller.session?.userId
@@ -47,7 +49,8 @@ struct IdentifyRoute: Sendable {
             do {
                 try await guards.users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
             } catch {
-                logger.warning("usage not recorded", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
+                logger.warning(
+                    "usage not recorded", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
             }
         }
         return response

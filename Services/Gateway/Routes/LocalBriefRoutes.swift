@@ -83,7 +83,8 @@ struct LocalBriefRoutes: Sendable {
         guard case .success(let body) = JSONBody.decode(BriefBody.self, from: context.request, error: ""),
             let (lat, lng) = coordinates(body.lat, body.lng)
         else { return .failure(required) }
-        guard let place = place(neighborhood: body.neighborhood, city: body.city, state: body.state, zip: body.zip) else {
+        guard let place = place(neighborhood: body.neighborhood, city: body.city, state: body.state, zip: body.zip)
+        else {
             return .failure(.error(400, "place fields must not contain NUL"))
         }
         return .success(LocalBriefCommand(userId: userId, lat: lat, lng: lng, place: place))
@@ -109,8 +110,10 @@ struct LocalBriefRoutes: Sendable {
         guard let (lat, lng) = coordinates(body.lat, body.lng) else { return .failure(.error(400, "lat/lng required")) }
         let given = body.place
         guard !label.contains("\0"), !brief.contains("\0"),
-            let place = place(neighborhood: given?.neighborhood, city: given?.city, state: given?.state, zip: given?.zip)
+            let place = place(
+                neighborhood: given?.neighborhood, city: given?.city, state: given?.state, zip: given?.zip)
         else { return .failure(.error(400, "fields must not contain NUL")) }
-        return .success(SaveLocalBriefCommand(userId: userId, label: label, lat: lat, lng: lng, brief: brief, place: place))
+        return .success(
+            SaveLocalBriefCommand(userId: userId, label: label, lat: lat, lng: lng, brief: brief, place: place))
     }
 }

@@ -17,7 +17,8 @@ struct ProgressRoutes: Sendable {
             Route("GET", "/v1/universe/summary", auth: .required) { context in
                 guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
                 return await caller.call(
-                    .identify, UniverseSummaryCommand.name, key: userId, command: UniverseSummaryCommand(userId: userId),
+                    .identify, UniverseSummaryCommand.name, key: userId,
+                    command: UniverseSummaryCommand(userId: userId),
                     budget: budget, requestId: context.requestId)
             },
         ]

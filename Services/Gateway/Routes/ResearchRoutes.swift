@@ -16,7 +16,8 @@ struct ResearchRoutes: Sendable {
                     return .error(400, "ticker required (e.g. MCD)")
                 }
                 return await caller.call(
-                    .rating, RatingCommand.name, key: ticker, command: RatingCommand(ticker: ticker), budget: ratingBudget,
+                    .rating, RatingCommand.name, key: ticker, command: RatingCommand(ticker: ticker),
+                    budget: ratingBudget,
                     requestId: context.requestId)
             },
             Route("GET", "/v1/news", auth: .optional) { context in
@@ -31,7 +32,9 @@ struct ResearchRoutes: Sendable {
                     requestId: context.requestId)
             },
             Route("POST", "/v1/search/intent") { context in
-                guard let command = ResearchInput.intent(context.request) else { return .error(400, "q required (1-200 chars)") }
+                guard let command = ResearchInput.intent(context.request) else {
+                    return .error(400, "q required (1-200 chars)")
+                }
                 return await caller.call(
                     .rating, SearchIntentCommand.name, key: command.q.lowercased(), command: command, budget: budget,
                     requestId: context.requestId)

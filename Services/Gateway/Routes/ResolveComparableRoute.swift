@@ -21,7 +21,8 @@ struct ResolveComparableRoute: Sendable {
             let sector = input.hintSector?.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
             return await caller.call(
                 .identify, ResolveComparableCommand.name, key: brand.lowercased(),
-                command: ResolveComparableCommand(brand: brand, hintSector: sector.map(String.init).flatMap { $0.isEmpty ? nil : $0 }),
+                command: ResolveComparableCommand(
+                    brand: brand, hintSector: sector.map(String.init).flatMap { $0.isEmpty ? nil : $0 }),
                 budget: budget, requestId: context.requestId)
         }
     }

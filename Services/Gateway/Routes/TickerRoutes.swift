@@ -15,13 +15,15 @@ struct TickerRoutes: Sendable {
             Route("GET", "/v1/quote") { context in
                 switch Self.symbol(context.request.head.query["symbol"]) {
                 case .failure(let message): return .error(400, message.text)
-                case .success(let symbol): return await send(QuoteCommand.name, key: symbol, QuoteCommand(symbol: symbol), context)
+                case .success(let symbol):
+                    return await send(QuoteCommand.name, key: symbol, QuoteCommand(symbol: symbol), context)
                 }
             },
             Route("GET", "/v1/quote-history") { context in
                 switch Self.history(context.request.head.query) {
                 case .failure(let message): return .error(400, message.text)
-                case .success(let command): return await send(QuoteHistoryCommand.name, key: command.symbol, command, context)
+                case .success(let command):
+                    return await send(QuoteHistoryCommand.name, key: command.symbol, command, context)
                 }
             },
             Route("GET", "/v1/chart/:type") { context in
@@ -47,14 +49,18 @@ struct TickerRoutes: Sendable {
     private func summary(_ engine: ResearchEngine) -> Route {
         Route("GET", "/v1/\(engine.rawValue)/:ticker/summary") { context in
             guard let ticker = context.parameters["ticker"].flatMap(ResearchSummaryCommand.symbol) else {
-                return .json(400, raw: Array("{\"error\":\"invalid ticker\",\"code\":\"\(engine.rawValue)_bad_request\"}".utf8))
+                return .json(
+                    400, raw: Array("{\"error\":\"invalid ticker\",\"code\":\"\(engine.rawValue)_bad_request\"}".utf8))
             }
             return await send(
-                ResearchSummaryCommand.name, key: ticker, ResearchSummaryCommand(engine: engine, ticker: ticker), context)
+                ResearchSummaryCommand.name, key: ticker, ResearchSummaryCommand(engine: engine, ticker: ticker),
+                context)
         }
     }
 
-    private func send<C: Encodable>(_ name: String, key: String, _ command: C, _ context: RouteContext) async -> HTTPResponse {
+    private func send<C: Encodable>(_ name: String, key: String, _ command: C, _ context: RouteContext) async
+        -> HTTPResponse
+    {
         await caller.call(.rating, name, key: key, command: command, budget: budget, requestId: context.requestId)
     }
 
@@ -98,7 +104,9 @@ struct TickerRoutes: Sendable {
     /// The type, then `ticker` (the rating's rule), `period` (default by type), `interval` (default 1d) and an
     /// optional whole `month` 1…12.
     static func chart(type raw: String?, _ query: [String: String]) -> Result<ChartCommand, Invalid> {
-        guard let type = raw.flatMap(ChartType.init(path:)) else { return .failure(Invalid(text: ChartType.validationError)) }
+        guard let type = raw.flatMap(ChartType.init(path:)) else {
+            return .failure(Invalid(text: ChartType.validationError))
+        }
         guard let ticker = ResearchInput.ratingTicker(query["ticker"]) else {
             return .failure(Invalid(text: "ticker required (e.g. MCD)"))
         }

@@ -19,12 +19,18 @@ struct WatchlistRoutes: Sendable {
                 (Name.lists, .success(WatchListCommand(userId: userId)))
             },
             user("POST", "/v1/watchlist/lists") { userId, context in
-                (Name.createList, Self.name(context).map { WatchListNameCommand(userId: userId, listId: nil, name: $0) })
+                (
+                    Name.createList,
+                    Self.name(context).map { WatchListNameCommand(userId: userId, listId: nil, name: $0) }
+                )
             },
             user("PATCH", "/v1/watchlist/lists/:id") { userId, context in
-                (Name.renameList, Self.name(context).flatMap { name in
-                    Self.listId(path: context).map { WatchListNameCommand(userId: userId, listId: $0, name: name) }
-                })
+                (
+                    Name.renameList,
+                    Self.name(context).flatMap { name in
+                        Self.listId(path: context).map { WatchListNameCommand(userId: userId, listId: $0, name: name) }
+                    }
+                )
             },
             user("POST", "/v1/watchlist/lists/:id/default") { userId, context in
                 (Name.setDefault, Self.listId(path: context).map { WatchListCommand(userId: userId, listId: $0) })
@@ -42,11 +48,14 @@ struct WatchlistRoutes: Sendable {
                 (Name.brief, Self.listId(query: context).map { WatchListCommand(userId: userId, listId: $0) })
             },
             user("GET", "/v1/watchlist/headlines") { userId, context in
-                (Name.headlines, Self.listId(query: context).map {
-                    WatchHeadlinesCommand(
-                        userId: userId, listId: $0,
-                        materiality: MaterialityLevel(query: context.request.head.query["materiality"]))
-                })
+                (
+                    Name.headlines,
+                    Self.listId(query: context).map {
+                        WatchHeadlinesCommand(
+                            userId: userId, listId: $0,
+                            materiality: MaterialityLevel(query: context.request.head.query["materiality"]))
+                    }
+                )
             },
             user("POST", "/v1/watchlist/add", budget: addBudget) { userId, context in
                 (Name.add, Self.add(userId: userId, context))
@@ -55,7 +64,10 @@ struct WatchlistRoutes: Sendable {
                 (Name.entries, Self.listId(query: context).map { WatchListCommand(userId: userId, listId: $0) })
             },
             user("DELETE", "/v1/watchlist/:ticker") { userId, context in
-                (Name.remove, Self.ticker(context.parameters["ticker"]).map { WatchTickerCommand(userId: userId, ticker: $0) })
+                (
+                    Name.remove,
+                    Self.ticker(context.parameters["ticker"]).map { WatchTickerCommand(userId: userId, ticker: $0) }
+                )
             },
             user("POST", "/v1/watchlist/:ticker/memo") { userId, context in
                 (Name.memo, Self.memo(userId: userId, context))
@@ -111,7 +123,9 @@ struct WatchlistRoutes: Sendable {
     /// A list id as issued (`wl_…`, 1–64 of `[A-Za-z0-9_-]`); anything else is no one's list.
     static func isListId(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count)
-            && id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 45 }
+            && id.utf8.allSatisfy {
+                ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 45
+            }
     }
 
     static func listId(path context: RouteContext) -> Result<String, Rejection> {
@@ -165,7 +179,8 @@ struct WatchlistRoutes: Sendable {
             }
             return .success(
                 WatchAddCommand(
-                    userId: userId, ticker: ticker, name: text(body.name, max: 200), sector: text(body.sector, max: 100),
+                    userId: userId, ticker: ticker, name: text(body.name, max: 200),
+                    sector: text(body.sector, max: 100),
                     source: source, listId: listId))
         }
     }

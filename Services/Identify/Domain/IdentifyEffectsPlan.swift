@@ -43,7 +43,8 @@ public enum IdentifyEffectsPlan {
             ?? "No public match for \(top.brand.name.isEmpty ? "your photo" : top.brand.name) — see its cousins."
         var data: [String: JSONValue] = ["kind": .string("identify_done"), "brand": .string(top.brand.name)]
         if let symbol { data["ticker"] = .string(symbol) }
-        let target = symbol.map { PushTarget(type: "company", fields: ["ticker": .string($0)]) } ?? PushTarget(type: "camera")
+        let target =
+            symbol.map { PushTarget(type: "company", fields: ["ticker": .string($0)]) } ?? PushTarget(type: "camera")
         let hour = String(Timestamp.iso8601(now).prefix(13)).filter(\.isNumber)
         let dedupeKey = "\(hour)-\((symbol ?? top.brand.name).lowercased())"
         return PushRequest(
@@ -57,7 +58,8 @@ public enum IdentifyEffectsPlan {
 /// else its brand — trimmed and upper-cased, as the table's generated column computes it.
 public enum FindIdentity {
     public static func key(_ input: RecordFindInput) -> String {
-        symbol(input.ticker) ?? symbol(input.comparable) ?? input.brand.trimmingCharacters(in: .whitespaces).uppercased()
+        symbol(input.ticker) ?? symbol(input.comparable)
+            ?? input.brand.trimmingCharacters(in: .whitespaces).uppercased()
     }
 
     /// A ticker as stored: trimmed and upper-cased; nil when absent or blank.

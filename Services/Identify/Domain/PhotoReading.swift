@@ -53,7 +53,9 @@ public struct ReadingFallback: Sendable {
         return nil
     }
 
-    private func reading(_ match: BrandMatcher.Match, text: String, visible: [String], modelUsed: String) -> PhotoReading {
+    private func reading(_ match: BrandMatcher.Match, text: String, visible: [String], modelUsed: String)
+        -> PhotoReading
+    {
         PhotoReading(
             visibleText: visible,
             detected: [

@@ -93,7 +93,9 @@ struct FindsStore: Sendable {
     ) async throws {
         let now = Date()
         var awards: [FindAward] = []
-        for (index, input) in inputs.enumerated().sorted(by: { FindIdentity.key($0.element) < FindIdentity.key($1.element) }) {
+        for (index, input) in inputs.enumerated().sorted(by: {
+            FindIdentity.key($0.element) < FindIdentity.key($1.element)
+        }) {
             let geohash = input.lat.flatMap { lat in input.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
             let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? now
             // A catch time from the future counts for today.
@@ -115,7 +117,8 @@ struct FindsStore: Sendable {
                 """)
             if let row = inserted.first, let find = find(row) { try await announce(find) }
         }
-        try await ProgressStore.apply(on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
+        try await ProgressStore.apply(
+            on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
     }
 
     /// The journal, newest first, one row per identity.
@@ -141,7 +144,9 @@ struct FindsStore: Sendable {
             """
         ).compactMap { row in
             guard let find = Self.find(row) else { return nil }
-            let tile = row.string("geohash6") ?? find.lat.flatMap { lat in find.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
+            let tile =
+                row.string("geohash6")
+                ?? find.lat.flatMap { lat in find.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
             return (find, tile)
         }
     }
@@ -186,7 +191,8 @@ struct FindsStore: Sendable {
             }
             try await Self.record(on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
             let body = Array(
-                try JSONEncoder().encode(FindsResponse(finds: try await Self.list(on: connection, userId: userId, limit: 200))))
+                try JSONEncoder().encode(
+                    FindsResponse(finds: try await Self.list(on: connection, userId: userId, limit: 200))))
             if let key {
                 let text = String(decoding: body, as: UTF8.self)
                 try await connection.execute(

@@ -16,7 +16,9 @@ public struct ImageHeader: Sendable, Equatable {
     public static func parse(_ bytes: [UInt8]) -> ImageHeader? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes) }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return jpeg(bytes) }
-        if bytes.count >= 12, bytes[0..<4].elementsEqual(Array("RIFF".utf8)), bytes[8..<12].elementsEqual(Array("WEBP".utf8)) {
+        if bytes.count >= 12, bytes[0..<4].elementsEqual(Array("RIFF".utf8)),
+            bytes[8..<12].elementsEqual(Array("WEBP".utf8))
+        {
             return webp(bytes)
         }
         if bytes.count >= 12, bytes[4..<8].elementsEqual(Array("ftyp".utf8)) { return heic(bytes) }
@@ -84,7 +86,9 @@ public struct ImageHeader: Sendable, Equatable {
     // HEIF family: an `ftyp` box whose major brand is an image brand.
     private static func heic(_ b: [UInt8]) -> ImageHeader? {
         let brand = String(decoding: b[8..<12], as: UTF8.self)
-        guard ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif"].contains(brand) else { return nil }
+        guard ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif"].contains(brand) else {
+            return nil
+        }
         return ImageHeader(format: .heic, width: nil, height: nil)
     }
 

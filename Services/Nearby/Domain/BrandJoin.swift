@@ -38,7 +38,9 @@ public struct BrandJoin: Sendable {
             return resolution
         }
         return brand.map {
-            BrandResolution(brand: $0, sources: [Source(provider: .manual, fetchedAt: Timestamp.iso8601(Date()), confidence: .high)])
+            BrandResolution(
+                brand: $0, sources: [Source(provider: .manual, fetchedAt: Timestamp.iso8601(Date()), confidence: .high)]
+            )
         }
     }
 

@@ -14,6 +14,7 @@ extension FindsRecordedConsumer {
     ) throws {
         try self.init(
             configuration: configuration, groupId: groupId, metricsPrefix: "nearby_read_model", logger: logger,
-            topic: topic, maxInFlight: maxInFlight) { _ = try await store.record($0) }
+            topic: topic, maxInFlight: maxInFlight
+        ) { _ = try await store.record($0) }
     }
 }

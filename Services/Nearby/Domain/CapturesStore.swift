@@ -52,7 +52,9 @@ public struct CapturesStore: Sendable {
         guard let tile = event.geohash6?.lowercased(), tile.count == 6 else { return false }
         let brandKey = TickerResolver.key(event.brand)
         guard !brandKey.isEmpty else { return false }
-        let ticker = event.ticker.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.flatMap { $0.isEmpty ? nil : $0 }
+        let ticker = event.ticker.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.flatMap {
+            $0.isEmpty ? nil : $0
+        }
         let capturedAt = Timestamp.parse(event.createdAt) ?? Date()
         _ = try await db.execute(
             """

@@ -83,15 +83,19 @@ public struct NearbyAnswerer: Sendable {
             if investable != nil { investables += 1 }
             var state: NearbyState?
             if let userCaptures {
-                state = Self.isCaptured(place, ticker: investable?.brand.ticker?.symbol, in: userCaptures) ? .captured : .seen
+                state =
+                    Self.isCaptured(place, ticker: investable?.brand.ticker?.symbol, in: userCaptures)
+                    ? .captured : .seen
             }
             items.append(NearbyItem(place: place.wire, investable: investable, state: state))
         }
-        let source = NearbySource(provider: tile.source.rawValue, attribution: tile.source.attribution, fetchedAt: tile.fetchedAt)
+        let source = NearbySource(
+            provider: tile.source.rawValue, attribution: tile.source.attribution, fetchedAt: tile.fetchedAt)
         return Answer(
             result: .success(NearbyResponse(items: items, sources: [source])),
             event: event(
-                key, source: tile.source.rawValue, hit: cacheHit, items: items.count, investables: investables, signedIn,
+                key, source: tile.source.rawValue, hit: cacheHit, items: items.count, investables: investables,
+                signedIn,
                 started))
     }
 

@@ -13,7 +13,8 @@ public struct PushCommands: Sendable {
     /// Called after the reply for a location heartbeat of an installation, with its merged prefs, when the scheduler
     /// is enabled; retried by the command runner until it returns.
     let onHeartbeat: Heartbeat?
-    public typealias Heartbeat = @Sendable (_ tokenId: String, _ userId: String, _ prefs: [String: JSONValue]) async throws -> Void
+    public typealias Heartbeat =
+        @Sendable (_ tokenId: String, _ userId: String, _ prefs: [String: JSONValue]) async throws -> Void
 
     public init(store: PushStore, logger: Logger, onHeartbeat: Heartbeat? = nil) {
         self.store = store
@@ -123,7 +124,8 @@ public struct PushCommands: Sendable {
                 let delay = Duration.milliseconds(50 << min(attempt, 5))
                 guard attempt < 5, command.remaining > delay + .milliseconds(250) else { throw error }
                 logger.warning(
-                    "push command retrying", [LogKeys.command: .string(command.name), LogKeys.error: .string("\(error)")])
+                    "push command retrying",
+                    [LogKeys.command: .string(command.name), LogKeys.error: .string("\(error)")])
                 try await Task.sleep(for: delay)
             }
         }

@@ -36,7 +36,8 @@ public final class PushRequestIntake: Service {
                 headers.append(KafkaHeader(MessageHeaders.dlqPartition, String(message.partition)))
                 headers.append(KafkaHeader(MessageHeaders.dlqOffset, String(message.offset)))
                 let fields: [String: LogValue] = [
-                    LogKeys.kafkaPartition: .int(Int(message.partition)), LogKeys.kafkaOffset: .int(Int(message.offset)),
+                    LogKeys.kafkaPartition: .int(Int(message.partition)),
+                    LogKeys.kafkaOffset: .int(Int(message.offset)),
                     LogKeys.reason: .string(reason.rawValue),
                 ]
                 do {

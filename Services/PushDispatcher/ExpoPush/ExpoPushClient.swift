@@ -70,7 +70,8 @@ public struct ExpoPushClient: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             logger.warning(
-                "expo rejected a send", [LogKeys.httpStatus: .int(response.status), LogKeys.pushMessages: .int(messages.count)])
+                "expo rejected a send",
+                [LogKeys.httpStatus: .int(response.status), LogKeys.pushMessages: .int(messages.count)])
             return Array(repeating: .failed(reason: .rejected), count: messages.count)
         }
         guard let decoded = try? JSONDecoder().decode(SendResponse.self, from: Data(response.body)),
@@ -139,7 +140,10 @@ public struct ExpoPushClient: Sendable {
                 retriable = error.kind != .cancelled
                 logger.warning(
                     "expo request failed",
-                    [LogKeys.expoEndpoint: .string(endpoint), LogKeys.error: .string(error.description), LogKeys.attempt: .int(attempt)])
+                    [
+                        LogKeys.expoEndpoint: .string(endpoint), LogKeys.error: .string(error.description),
+                        LogKeys.attempt: .int(attempt),
+                    ])
             }
             guard retriable, attempt < configuration.maxAttempts else { return nil }
             try? await Task.sleep(for: Self.backoff(base: configuration.retryBase, attempt: attempt))

@@ -166,7 +166,10 @@ struct ChartDrawing {
         let densities = months.map { ChartMath.gaussianKDE($0.returns, grid: grid, bandwidth: bandwidth) }
         let peak = densities.flatMap { $0 }.max() ?? 1
 
-        header(subtitle: "Daily returns · \(request.source) · Gaussian KDE per month, bandwidth \(Self.percent(bandwidth, digits: 2))")
+        header(
+            subtitle:
+                "Daily returns · \(request.source) · Gaussian KDE per month, bandwidth \(Self.percent(bandwidth, digits: 2))"
+        )
         let labelWidth = 62.0
         let frame = Frame(
             x: left + labelWidth, y: top, w: canvas.width - left - labelWidth - 50, h: canvas.height - top - axisBottom,
@@ -187,7 +190,8 @@ struct ChartDrawing {
             let label = tick == 0 ? "0%" : (tick > 0 ? "+" : "−") + Self.trimmed(abs(tick)) + "%"
             canvas.text(label, x: x, y: frame.bottom + 13, size: 9, color: Self.muted, align: .center)
         }
-        canvas.text("Daily return", x: frame.x + frame.w / 2, y: frame.bottom + 27, size: 9, color: Self.muted, align: .center)
+        canvas.text(
+            "Daily return", x: frame.x + frame.w / 2, y: frame.bottom + 27, size: 9, color: Self.muted, align: .center)
         canvas.text("month", x: frame.right + 6, y: top - 4, size: 8, color: Self.muted)
 
         for (i, month) in months.enumerated() {
@@ -278,7 +282,9 @@ struct ChartDrawing {
         }
         return Output(
             levels: levels,
-            facts: ["binWidth": profile.binWidth, "bins": Double(profile.volumes.count), "pocBin": Double(profile.pocBin)])
+            facts: [
+                "binWidth": profile.binWidth, "bins": Double(profile.volumes.count), "pocBin": Double(profile.pocBin),
+            ])
     }
 
     // MARK: - Furniture

@@ -1,4 +1,5 @@
 import Contracts
+
 /// The charts we draw ourselves.
 public enum ChartKind: String, Sendable, CaseIterable {
     /// Close line over a light area, the last price marked.

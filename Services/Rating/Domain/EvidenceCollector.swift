@@ -99,7 +99,8 @@ public struct EvidenceCollector: Sendable {
             facts["return_3m_pct"] = .number(round2(stats.return3m * 100))
             parts.append("3m \(EvidenceText.percent(stats.return3m))")
             facts["pct_below_3m_high"] = .number(round2(stats.belowHigh * 100))
-            summary += "; " + parts.joined(separator: ", ")
+            summary +=
+                "; " + parts.joined(separator: ", ")
                 + "; \(EvidenceText.number(stats.belowHigh * 100, digits: 1))% below 3-month high"
         }
         return Evidence(id: .quote, summary: summary, facts: facts)
@@ -112,7 +113,10 @@ public struct EvidenceCollector: Sendable {
         func add(_ key: String, _ label: String, _ value: Double?, percent: Bool = false) {
             guard let value else { return }
             facts[key] = .number(round3(value))
-            parts.append(percent ? "\(label) \(EvidenceText.number(value * 100, digits: 1))%" : "\(label) \(EvidenceText.number(value, digits: 1))")
+            parts.append(
+                percent
+                    ? "\(label) \(EvidenceText.number(value * 100, digits: 1))%"
+                    : "\(label) \(EvidenceText.number(value, digits: 1))")
         }
         add("pe", "P/E", r.priceToEarnings)
         add("ps", "P/S", r.priceToSales)
@@ -162,7 +166,8 @@ public struct EvidenceCollector: Sendable {
             parts.append(line)
         }
         return Evidence(
-            id: .prism, summary: parts.joined(separator: "; "), ref: underlying.url(UnderlyingClient.summaryPath(.prism, ticker)),
+            id: .prism, summary: parts.joined(separator: "; "),
+            ref: underlying.url(UnderlyingClient.summaryPath(.prism, ticker)),
             facts: facts)
     }
 
@@ -211,11 +216,15 @@ public struct EvidenceCollector: Sendable {
         return Evidence(
             id: .headlines, summary: "Material headlines: " + material.joined(separator: " | "),
             ref: "/v1/news?ticker=\(UnderlyingClient.segment(ticker))&materiality=material",
-            facts: ["material_headlines": .array(material.map { .string($0) }), "headlines_scored": .number(Double(news.items.count))])
+            facts: [
+                "material_headlines": .array(material.map { .string($0) }),
+                "headlines_scored": .number(Double(news.items.count)),
+            ])
     }
 
     func peerForecast(_ ticker: String, timeout: Duration) async -> Evidence? {
-        guard let forecast = await underlying.peerForecast(ticker, timeout: timeout), let bucket = forecast.bucket else {
+        guard let forecast = await underlying.peerForecast(ticker, timeout: timeout), let bucket = forecast.bucket
+        else {
             return nil
         }
         var facts: [String: JSONValue] = ["bucket": .string(bucket), "horizon_months": .number(3)]

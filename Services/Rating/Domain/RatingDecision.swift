@@ -25,7 +25,9 @@ public enum RatingDecision {
             score.confidence >= JevGate.confidenceThreshold
         else { return insufficient(drivers) }
         let probabilities = probabilities(score)
-        guard let action = action(probabilities: probabilities, score: score.score) else { return insufficient(drivers) }
+        guard let action = action(probabilities: probabilities, score: score.score) else {
+            return insufficient(drivers)
+        }
         let confidence = round3(clamp01(score.confidence))
         return RatingResponse(
             ticker: ticker, status: .ok,
@@ -114,7 +116,9 @@ public enum RatingDecision {
         let downs = drivers.filter { $0.direction == .down }.prefix(2).map(\.name.label)
         var parts: [String] = []
         if !ups.isEmpty { parts.append(ups.joined(separator: " + ")) }
-        if !downs.isEmpty { parts.append(downs.joined(separator: " + ") + (downs.count == 1 ? " headwind" : " headwinds")) }
+        if !downs.isEmpty {
+            parts.append(downs.joined(separator: " + ") + (downs.count == 1 ? " headwind" : " headwinds"))
+        }
         return "\(action.label) \u{00B7} " + (parts.isEmpty ? "mixed signals" : parts.joined(separator: "; "))
     }
 }

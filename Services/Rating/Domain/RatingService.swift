@@ -54,7 +54,9 @@ public struct RatingEngine: Sendable {
         ]
         for driver in drivers {
             questions["up_\(driver.rawValue)"] = .noul(
-                instructions: "Does the \(driver.rawValue.replacingOccurrences(of: "_", with: " ")) evidence argue that \(ticker) goes UP over the next 3 months?")
+                instructions:
+                    "Does the \(driver.rawValue.replacingOccurrences(of: "_", with: " ")) evidence argue that \(ticker) goes UP over the next 3 months?"
+            )
         }
         return questions
     }
@@ -84,7 +86,8 @@ public struct RatingService: Sendable {
     public init(engine: RatingEngine, redis: RedisClient?, logger: Logger) {
         self.engine = engine
         cache = RedisSharedCache(
-            redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(6), logger: logger)
+            redis: redis, prefix: "mapvest:rating:v1:", lockTTL: .seconds(12), waitForOther: .seconds(6), logger: logger
+        )
     }
 
     /// The rating for an upper-cased, validated ticker; never fails (no signal is `insufficient_signal`).

@@ -34,14 +34,18 @@ public struct UnderlyingClient: Sendable {
     }
 
     /// `UNDERLYING_URL` (default the production service; `off` switches it off).
-    public static func fromEnvironment(_ env: Environment, http: HTTPClient = .shared, logger: Logger) -> UnderlyingClient {
+    public static func fromEnvironment(_ env: Environment, http: HTTPClient = .shared, logger: Logger)
+        -> UnderlyingClient
+    {
         let url = env.get("UNDERLYING_URL", default: defaultBaseURL)
         return UnderlyingClient(baseURL: url.lowercased() == "off" ? nil : url, http: http, logger: logger)
     }
 
     /// `GET /api/tabular/peer-forecast/<T>?horizon=3`: used only when `available` is true and `bucket` is set.
     public func peerForecast(_ ticker: String, timeout: Duration) async -> PeerForecast? {
-        guard let body = await ok("/api/tabular/peer-forecast/\(Self.segment(ticker))?horizon=3", kind: "peer_forecast", timeout: timeout),
+        guard
+            let body = await ok(
+                "/api/tabular/peer-forecast/\(Self.segment(ticker))?horizon=3", kind: "peer_forecast", timeout: timeout),
             let forecast = try? JSONDecoder().decode(PeerForecast.self, from: Data(body)), forecast.available == true,
             let bucket = forecast.bucket, !bucket.trimmingCharacters(in: .whitespaces).isEmpty
         else { return nil }
@@ -99,7 +103,8 @@ public struct UnderlyingClient: Sendable {
             reply = timedOut ? .timedOut : .unreachable
         }
         MetricsRegistry.shared.counter(
-            "underlying_requests_total", help: "Underlying service requests", labels: ["kind": kind, "outcome": outcome]
+            "underlying_requests_total", help: "Underlying service requests",
+            labels: ["kind": kind, "outcome": outcome]
         ).increment()
         return reply
     }
@@ -111,7 +116,8 @@ public struct UnderlyingClient: Sendable {
 
     /// `ticker` percent-encoded for a path segment.
     public static func segment(_ ticker: String) -> String {
-        ticker.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? ticker
+        ticker.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_")))
+            ?? ticker
     }
 }
 

@@ -109,10 +109,16 @@ public enum IntentRules {
     }
 
     /// Rules 1–7; nil means rule 8 (ask Jev). `quoteHit` is the probe's result (nil when it did not run).
-    public static func deterministic(_ query: Query, quoteHit: Bool?, matcher: BrandMatcher = .shared) -> SearchIntentResponse? {
-        if query.isCashtag && query.isTickerShaped { return ticker(query.symbol, probability: 0.97, method: .deterministic) }
+    public static func deterministic(_ query: Query, quoteHit: Bool?, matcher: BrandMatcher = .shared)
+        -> SearchIntentResponse?
+    {
+        if query.isCashtag && query.isTickerShaped {
+            return ticker(query.symbol, probability: 0.97, method: .deterministic)
+        }
         if isQuestion(query) { return question(query, probability: 0.90, method: .deterministic) }
-        if query.isTickerShaped && quoteHit == true { return ticker(query.symbol, probability: 0.95, method: .deterministic) }
+        if query.isTickerShaped && quoteHit == true {
+            return ticker(query.symbol, probability: 0.95, method: .deterministic)
+        }
         if let hit = matcher.direct(query.text) {
             return brand(query, symbol: hit.entry.ticker, probability: 0.95, method: .deterministic)
         }
@@ -134,7 +140,8 @@ public enum IntentRules {
 
     // MARK: - Result builders
 
-    public static func ticker(_ symbol: String, probability: Double, method: SearchIntentMethod) -> SearchIntentResponse {
+    public static func ticker(_ symbol: String, probability: Double, method: SearchIntentMethod) -> SearchIntentResponse
+    {
         SearchIntentResponse(
             intent: .ticker, probability: round3(probability), resolved: SearchIntentResolved(symbol: symbol),
             route: SearchIntentRoute(screen: .detail, params: ["id": symbol]), method: method)
@@ -155,7 +162,8 @@ public enum IntentRules {
             route: SearchIntentRoute(screen: .map, params: ["q": query.text]), method: method)
     }
 
-    public static func question(_ query: Query, probability: Double, method: SearchIntentMethod) -> SearchIntentResponse {
+    public static func question(_ query: Query, probability: Double, method: SearchIntentMethod) -> SearchIntentResponse
+    {
         SearchIntentResponse(
             intent: .question, probability: round3(probability), resolved: SearchIntentResolved(),
             route: SearchIntentRoute(screen: .research, params: ["q": query.text]), method: method)

@@ -78,7 +78,9 @@ public struct SearchIntentResolver: Sendable {
                 "What is this search box query: a stock ticker, a brand or company name, a place to find on a map, or a research question?",
             labels: SearchIntentKind.allCases.map(\.rawValue), overallTimeout: Self.jevBudget)
         gate.record(result)
-        guard case .success(let answer) = result, let kind = SearchIntentKind(rawValue: answer.choice) else { return nil }
+        guard case .success(let answer) = result, let kind = SearchIntentKind(rawValue: answer.choice) else {
+            return nil
+        }
         return Self.mapJev(kind, answer: answer, query: query, matcher: matcher)
     }
 
@@ -94,7 +96,8 @@ public struct SearchIntentResolver: Sendable {
                 : IntentRules.brand(query, symbol: nil, probability: probability, method: .jev)
         case .brand:
             return IntentRules.brand(
-                query, symbol: matcher.longestSubstring(query.text)?.entry.ticker, probability: probability, method: .jev)
+                query, symbol: matcher.longestSubstring(query.text)?.entry.ticker, probability: probability,
+                method: .jev)
         case .place:
             return IntentRules.place(query, probability: probability, method: .jev)
         case .question:

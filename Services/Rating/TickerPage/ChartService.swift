@@ -123,7 +123,8 @@ public struct ChartService: Sendable {
         ]
         if command.type == .performance, let month = command.month { body["month"] = .number(Double(month)) }
         let json = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
-        let reply = await underlying.send("/api/charts/\(name)", method: "POST", json: json, kind: "chart", timeout: timeout)
+        let reply = await underlying.send(
+            "/api/charts/\(name)", method: "POST", json: json, kind: "chart", timeout: timeout)
         switch reply {
         case .notConfigured: return .failure(Miss(text: "not configured"))
         case .timedOut: return .failure(Miss(text: "timed out", down: true))
@@ -144,7 +145,8 @@ public struct ChartService: Sendable {
             let encoded = Reply.json(200, response, headers: [("Cache-Control", Self.cacheControl)])
             guard encoded.body.count <= Self.maxReplyBytes else {
                 logger.warning(
-                    "underlying chart too large for a reply", [LogKeys.chartType: .string(name), LogKeys.bytes: .int(encoded.body.count)])
+                    "underlying chart too large for a reply",
+                    [LogKeys.chartType: .string(name), LogKeys.bytes: .int(encoded.body.count)])
                 return .failure(Miss(text: "image too large for a reply"))
             }
             return .success(encoded)
@@ -169,11 +171,13 @@ public struct ChartService: Sendable {
             return .error(502, "price history unavailable")
         }
         // One drawing per history (its fetch time is in the key) for as long as the history is kept.
-        let key = "\(kind.rawValue)::\(command.ticker)::\(command.period.rawValue)::\(interval.rawValue)::\(entry.fetchedAt)"
+        let key =
+            "\(kind.rawValue)::\(command.ticker)::\(command.period.rawValue)::\(interval.rawValue)::\(entry.fetchedAt)"
         let outcome = await drawings.value(
             key, ttl: { if case .drawn = $0 { PriceHistoryStore.ttl } else { nil } }
         ) { [renderer, logger] in
-            await Self.draw(kind, command: command, entry: entry, interval: interval, renderer: renderer, logger: logger)
+            await Self.draw(
+                kind, command: command, entry: entry, interval: interval, renderer: renderer, logger: logger)
         }
         MetricsRegistry.shared.counter(
             "charts_drawn_total", help: "Charts we drew, by kind and whether the drawing came from the cache",
@@ -212,7 +216,9 @@ public struct ChartService: Sendable {
             case .insufficientData: return .failed(status: 502, message: "price history unavailable: \(error.detail)")
             case .busy: return .failed(status: 503, message: "chart renderer busy")
             case .renderFailed:
-                logger.error("chart rendering failed", [LogKeys.chartType: .string(kind.rawValue), LogKeys.error: .string(error.detail)])
+                logger.error(
+                    "chart rendering failed",
+                    [LogKeys.chartType: .string(kind.rawValue), LogKeys.error: .string(error.detail)])
                 return .failed(status: 500, message: "internal error")
             }
         }
@@ -257,7 +263,8 @@ final class UnderlyingBackoff: Sendable {
     func skipReason() -> String? {
         state.withLock { s in
             guard let until = s.until, until > .now else { return nil }
-            return "skipped after it \(s.reason == "timed out" ? "timed out" : "was \(s.reason)") within the last \(period.inSeconds) s"
+            return
+                "skipped after it \(s.reason == "timed out" ? "timed out" : "was \(s.reason)") within the last \(period.inSeconds) s"
         }
     }
 }

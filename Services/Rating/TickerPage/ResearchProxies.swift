@@ -46,13 +46,13 @@ public struct ResearchProxies: Sendable {
     static func snapshot(_ j: [String: JSONValue], ticker: String, sourceURL: String) -> AnalysisSnapshot {
         let quote = j["quote"]?.object ?? [:]
         let fund = j["fundamentals"]?.object ?? [:]
-        func text(_ keys: [(Dictionary<String, JSONValue>, String)]) -> String? {
+        func text(_ keys: [([String: JSONValue], String)]) -> String? {
             keys.lazy.compactMap { $0.0[$0.1]?.text }.first
         }
-        func number(_ keys: [(Dictionary<String, JSONValue>, String)]) -> Double? {
+        func number(_ keys: [([String: JSONValue], String)]) -> Double? {
             keys.lazy.compactMap { $0.0[$0.1]?.numeric }.first
         }
-        func raw(_ keys: [(Dictionary<String, JSONValue>, String)]) -> JSONValue? {
+        func raw(_ keys: [([String: JSONValue], String)]) -> JSONValue? {
             keys.lazy.compactMap { pair -> JSONValue? in
                 switch pair.0[pair.1] {
                 case .string(let s)? where !s.isEmpty: .string(s)
@@ -107,11 +107,13 @@ public struct ResearchProxies: Sendable {
                 return Reply(status: 200, body: body)
             case 404:
                 return Self.coded(
-                    404, "no \(label) packet for this ticker yet — POST /v1/\(code) to build one", "\(code)_packet_not_found")
+                    404, "no \(label) packet for this ticker yet — POST /v1/\(code) to build one",
+                    "\(code)_packet_not_found")
             case 400:
                 return Self.coded(400, "\(label) engine rejected the request", "\(code)_bad_request")
             case 429, 503:
-                var busy = Self.coded(status, "\(label) engine is busy; retry shortly", "\(code)_busy", upstream: status)
+                var busy = Self.coded(
+                    status, "\(label) engine is busy; retry shortly", "\(code)_busy", upstream: status)
                 if let retryAfter, retryAfter.count <= 32, retryAfter.allSatisfy(\.isNumber) {
                     busy.headers.append(("Retry-After", retryAfter))
                 }

@@ -33,7 +33,8 @@ public struct TickerPage: Sendable {
             charts: ChartService(
                 histories: histories, underlying: underlying, renderer: renderer, redis: redis,
                 underlyingTimeout: .milliseconds(setting("UNDERLYING_CHART_TIMEOUT_MS", 4000, 100...60_000)),
-                underlyingBackoff: .milliseconds(setting("UNDERLYING_CHART_BACKOFF_MS", 30_000, 0...3_600_000)), logger: logger),
+                underlyingBackoff: .milliseconds(setting("UNDERLYING_CHART_BACKOFF_MS", 30_000, 0...3_600_000)),
+                logger: logger),
             research: ResearchProxies(
                 underlying: underlying, timeout: .milliseconds(setting("UNDERLYING_TIMEOUT_MS", 4000, 100...60_000))))
     }
