@@ -59,7 +59,8 @@ struct FindEvolution: Sendable {
     }
 
     static func body(brand: String, pct: Double, place: String?) -> String {
-        let rounded = Int(pct.rounded())
+        // `pct` comes from an event's found price (any producer): finite but huge must not trap the conversion.
+        let rounded = pct.rounded().clampedInt(0...1_000_000) ?? 0
         if let place = place?.trimmingCharacters(in: .whitespaces), !place.isEmpty {
             return "The \(brand) you spotted near \(place) is up \(rounded)% since you found it"
         }

@@ -141,7 +141,7 @@ import Testing
             FindEvolution.due([Self.find("9", ticker: "T9", sector: nil)], prices: ["T9": 500], pushed: [:]).isEmpty)
     }
 
-    @Test func theEvolutionPushIsTheContractRow() {
+    @Test func theEvolutionPushIsTheContractRow() throws {
         let find = Self.find("f1", ticker: "CMG", sector: nil, price: 100)
         let spatial = FindEvolution.push(userId: "u1", find: find, ticker: "CMG", tier: 25, pct: 26.4, place: "Mission")
         #expect(
@@ -152,5 +152,9 @@ import Testing
         #expect(spatial.target == PushTarget(type: "company", fields: ["ticker": .string("CMG")]))
         let plain = FindEvolution.push(userId: "u1", find: find, ticker: "CMG", tier: 50, pct: 50.6, place: nil)
         #expect(plain.body == "Brand f1 evolved — up 51% since you found it" && plain.data["place"] == nil)
+        // A found price of 1e-300 from an outside producer's event: a finite, huge change is clamped, never a trap.
+        let huge = try #require(FindEvolution.change(foundPrice: 1e-300, price: 100))
+        #expect(huge.isFinite && FindEvolution.tier(huge) == 100)
+        #expect(FindEvolution.body(brand: "X", pct: huge, place: nil) == "X evolved — up 1000000% since you found it")
     }
 }
