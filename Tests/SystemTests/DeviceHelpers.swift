@@ -1,11 +1,24 @@
 import Contracts
 import Foundation
 import HTTPClient
+import Kafka
+import Postgres
+import Runtime
 import TestSupport
 
 /// Devices for the movement tests: a PushDispatcher that hands location heartbeats to Briefs, and push registrations
 /// made through the gateway.
 enum Devices {
+    /// A one-connection pool on the test stack's Postgres and a producer, for tests that read Briefs' tables and
+    /// publish its commands.
+    static func briefsStoreAndProducer() async throws -> (PostgresPool, KafkaProducer) {
+        let db = try await PostgresPool.make(
+            url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
+        let producer = try KafkaProducer.make(
+            configuration: KafkaConfiguration.fromEnvironment(Environment()), logger: Logger(label: "t", level: .error))
+        return (db, producer)
+    }
+
     /// A PushDispatcher (commands role, its own schema, Expo unreachable) publishing each heartbeat's fix to Briefs.
     static func dispatcher(schema: String) async throws -> ServiceProcess {
         try await ServiceProcess.start(

@@ -47,11 +47,7 @@ extension SystemTests {
             }
             let (auth, userId) = try await BriefsFakes.signIn(gateway)
             let pushes = try BriefsFakes.PushCollector { $0 == userId }
-            let db = try await PostgresPool.make(
-                url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
-            let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()),
-                logger: Logger(label: "t", level: .error))
+            let (db, producer) = try await Devices.briefsStoreAndProducer()
 
             // A Chipotle found at 100 and a find without a price (never evolves).
             let recorded = try await SystemClient.send(

@@ -28,11 +28,7 @@ extension SystemTests {
             let (auth, userId) = try await BriefsFakes.signIn(gateway)
             let pushes = try BriefsFakes.PushCollector { $0 == userId }
             try await BriefsFakes.waitForBriefs(gateway, auth: auth)
-            let db = try await PostgresPool.make(
-                url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: Logger(label: "t", sink: .memory()))
-            let producer = try KafkaProducer.make(
-                configuration: KafkaConfiguration.fromEnvironment(Environment()),
-                logger: Logger(label: "t", level: .error))
+            let (db, producer) = try await Devices.briefsStoreAndProducer()
 
             func register() async throws -> String { try await Devices.register(gateway, auth: auth) }
             /// A heartbeat, and the wait until Briefs holds that fix.
