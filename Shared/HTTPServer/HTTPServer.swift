@@ -1,7 +1,7 @@
 import Runtime
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd: epoll polling threads, every request suspended while its
+/// An HTTP/1.1 server on libmicrohttpd: poll(2) polling threads, every request suspended while its
 /// `HTTPHandler` runs as a task (no thread is held while a handler awaits).
 ///
 /// Lifecycle: `start()` binds (then `port` is real); `run()` starts if needed and returns after `shutdown()`,

@@ -16,6 +16,9 @@ final class MHDDaemon: @unchecked Sendable {
     private struct State {
         var stopped = false
         var quiesced = false
+        /// The listening socket `MHD_quiesce_daemon` handed back: shut down at once, closed only after MHD's threads
+        /// have stopped (a thread that has not yet seen the quiesce may still poll it).
+        var releasedListenSocket: Int32 = -1
     }
     private let state = Mutex(State())
 
@@ -29,8 +32,11 @@ final class MHDDaemon: @unchecked Sendable {
         guard (0...65535).contains(c.port) else { throw HTTPServerError(message: "port \(c.port) out of range") }
         let host = c.host == "localhost" ? "127.0.0.1" : c.host
         let ipv6 = host.contains(":")
+        // poll(2), never epoll: libmicrohttpd 0.9.75's `MHD_quiesce_daemon` races its own epoll loop over removing the
+        // listening socket and aborts the process when it loses (seen in CI: "Failed to remove listen FD from epoll
+        // set"). The poll path signals the quiesce through the inter-thread channel instead.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        flags |= MHD_is_feature_supported(.FEATURE_EPOLL) == .YES ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
+        if MHD_is_feature_supported(.FEATURE_POLL) == .YES { flags |= MHD_USE_POLL.rawValue }
         if ipv6 { flags |= (host == "::" ? MHD_USE_DUAL_STACK : MHD_USE_IPv6).rawValue }
 
         var storage = sockaddr_storage()
@@ -70,14 +76,17 @@ final class MHDDaemon: @unchecked Sendable {
         return MHDDaemon(raw: daemon, core: core, port: Int(mapvest_mhd_bind_port(daemon)))
     }
 
-    /// Stops accepting: the listening socket leaves the event loop and is closed at once, so new connections are
+    /// Stops accepting: the listening socket leaves the event loop and is shut down at once, so new connections are
     /// refused (and can go to another replica) instead of waiting in the backlog to be reset when the daemon stops.
+    /// The descriptor itself stays open until `stop()`, so MHD's threads never see its number reused.
     func quiesce() {
         state.withLock { s in
             guard !s.stopped, !s.quiesced else { return }
             s.quiesced = true
             let socket = MHD_quiesce_daemon(raw)
-            if socket >= 0 { close(socket) }
+            guard socket >= 0 else { return }
+            shutdown(socket, Int32(SHUT_RDWR))
+            s.releasedListenSocket = socket
         }
     }
 
@@ -86,18 +95,18 @@ final class MHDDaemon: @unchecked Sendable {
 
     /// Answers whatever is still suspended, stops the polling threads and closes every connection. Blocking.
     func stop() {
-        let stopping = state.withLock { s -> Bool in
-            guard !s.stopped else { return false }
+        let stopping = state.withLock { s -> Int32? in
+            guard !s.stopped else { return nil }
             s.stopped = true
-            return true
+            return s.releasedListenSocket
         }
-        guard stopping else { return }
-        Self.halt(raw, core: core)
+        guard let listenSocket = stopping else { return }
+        Self.halt(raw, core: core, releasedListenSocket: listenSocket)
     }
 
     /// Answers whatever is still suspended, lets MHD's threads deliver those answers (a resume is only a flag until
     /// they run), then stops the daemon, joining its threads. Blocking.
-    private static func halt(_ raw: OpaquePointer, core: ServerCore) {
+    private static func halt(_ raw: OpaquePointer, core: ServerCore, releasedListenSocket: Int32) {
         core.forceResumeAll()
         var waited = 0
         while core.activeRequests.load(ordering: .relaxed) > 0 && waited < 200 {
@@ -105,6 +114,7 @@ final class MHDDaemon: @unchecked Sendable {
             waited += 1
         }
         MHD_stop_daemon(raw)
+        if releasedListenSocket >= 0 { close(releasedListenSocket) }
     }
 
     /// `stop()` on a dedicated thread: joining MHD's threads never blocks the cooperative pool.
@@ -120,7 +130,7 @@ final class MHDDaemon: @unchecked Sendable {
     }
 
     deinit {
-        let running = state.withLock { !$0.stopped }
+        let (running, listenSocket) = state.withLock { (!$0.stopped, $0.releasedListenSocket) }
         guard running else { return }
         // Dropped without `stop()`: joining MHD's threads here could block whatever thread drops the last reference
         // (a cooperative one), so the stop runs on its own thread, which keeps `core` alive until MHD is done.
@@ -128,7 +138,9 @@ final class MHDDaemon: @unchecked Sendable {
         let core = self.core
         core.logger.warning("http daemon dropped without stop; stopping it on a dedicated thread")
         let thread = Thread {
-            if let raw = OpaquePointer(bitPattern: address) { Self.halt(raw, core: core) }
+            if let raw = OpaquePointer(bitPattern: address) {
+                Self.halt(raw, core: core, releasedListenSocket: listenSocket)
+            }
         }
         thread.name = "mhd-stop"
         thread.start()
