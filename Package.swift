@@ -69,7 +69,7 @@ let package = Package(
         shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
-        shared("ServiceKit", ["HTTPServer", "Messaging", "Kafka", "Redis", "Runtime", "Contracts"]),
+        shared("ServiceKit", ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Redis", "Runtime", "Contracts"]),
         shared("Finance", ["Contracts"]),
         shared("Jev", ["HTTPClient", "Runtime"]),
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),

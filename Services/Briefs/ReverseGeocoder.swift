@@ -17,7 +17,7 @@ struct ReverseGeocoder: Sendable {
     let http: HTTPClient
     private let cache: RedisSharedCache<LocalBriefPlace?>
 
-    init(baseURL: String, redis: RedisClient?, http: HTTPClient = .shared, logger: Logger) {
+    init(baseURL: String, redis: RedisClient?, http: HTTPClient, logger: Logger) {
         var trimmed = baseURL
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.baseURL = trimmed

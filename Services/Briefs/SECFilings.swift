@@ -18,7 +18,7 @@ struct SECFilings: Sendable {
     private let tickers = TTLCache<String, [String: (cik: Int, name: String)]>(ttl: .seconds(86_400), capacity: 1)
     private let submissions = TTLCache<Int, SECFilingsResponse>(ttl: .seconds(3600), capacity: 2000)
 
-    init(env: Environment, http: HTTPClient = .shared) {
+    init(env: Environment, http: HTTPClient) {
         baseURL = env.get("SEC_BASE_URL", default: "https://www.sec.gov")
         dataBaseURL = env.get("SEC_DATA_BASE_URL", default: "https://data.sec.gov")
         userAgent = env.get("SEC_USER_AGENT", default: "Mapvest ops@mapvest.app")

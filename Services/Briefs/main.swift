@@ -29,10 +29,10 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             + FindsReadModel.migrations + UncaughtNearby.migrations + FindEvolution.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
-    let market = MarketDataClient.fromEnvironment(env, logger: logger)
-    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
-    let exa = ExaClient.fromEnvironment(env, logger: logger)
-    let jev = JevClient.fromEnvironment(env, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, http: context.http, logger: logger)
+    let openRouter = OpenRouterClient.fromEnvironment(env, http: context.http, logger: logger)
+    let exa = ExaClient.fromEnvironment(env, http: context.http, logger: logger)
+    let jev = JevClient.fromEnvironment(env, http: context.http, logger: logger)
     if !openRouter.isConfigured { logger.info("OPENROUTER_API_KEY is not set: daily briefs are the outage brief") }
     if env.get("JEV_API_KEY") == nil { logger.info("JEV_API_KEY is not set: headlines unscored, no brief pre-filter") }
     if !exa.isConfigured {
@@ -48,9 +48,11 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let scheduled = ScheduledRuns(store: store, briefs: briefs, market: market, claims: claims, context: context)
     let nearby = NearbyPlaces(
         places: PlacesTileCache(
-            cascade: PlacesCascade(configuration: .fromEnvironment(env)), redis: redis, logger: logger))
+            cascade: PlacesCascade(configuration: .fromEnvironment(env), http: context.http), redis: redis,
+            logger: logger))
     let geocoder = ReverseGeocoder(
-        baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis, logger: logger)
+        baseURL: env.get("NOMINATIM_BASE_URL", default: ReverseGeocoder.defaultBaseURL), redis: redis,
+        http: context.http, logger: logger)
     let local = LocalBriefs(
         writer: LocalBriefWriter(places: nearby, exa: exa, openRouter: openRouter), geocoder: geocoder, redis: redis,
         logger: logger)
@@ -71,7 +73,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             store: PriceAlertStore(db: db), market: market, claims: claims, scheduled: scheduled, context: context),
         backtest: BacktestCommands(store: store, market: market),
         memos: TickerMemos(
-            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env), claims: claims, context: context),
+            db: db, market: market, openRouter: openRouter, sec: SECFilings(env: env, http: context.http),
+            claims: claims, context: context),
         local: local, saved: SavedLocalBriefs(db: db),
         movement: Movement(
             db: db, local: local,

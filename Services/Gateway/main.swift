@@ -45,6 +45,7 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     let mcpSettings = MapvestMCP(context.environment)
     let mcp = try mcpSettings.server(
         tools: MapvestTools(caller: caller, ratingBudget: budgets.rating, ratingCache: RatingCachePeek(redis: redis)),
+        transport: HTTPPeerTransport(client: context.http),
         limiter: configuration.limitsEnabled
             ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
     let router = Router(

@@ -28,12 +28,13 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
     }
     let brandCache = BrandTickerCache(redis: redis, db: db, logger: logger)
     let resolver = TickerResolver(
-        cache: brandCache, market: MarketDataClient.fromEnvironment(env, logger: logger),
-        exa: ExaClient.fromEnvironment(env, logger: logger),
-        openRouter: OpenRouterClient.fromEnvironment(env, logger: logger),
+        cache: brandCache, market: MarketDataClient.fromEnvironment(env, http: context.http, logger: logger),
+        exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger),
+        openRouter: OpenRouterClient.fromEnvironment(env, http: context.http, logger: logger),
         logger: logger)
     let captures = CapturesStore(db: db)
-    let tiles = PlacesTileCache(cascade: PlacesCascade(configuration: places), redis: redis, logger: logger)
+    let tiles = PlacesTileCache(
+        cascade: PlacesCascade(configuration: places, http: context.http), redis: redis, logger: logger)
     let answerer = NearbyAnswerer(
         tiles: tiles, join: BrandJoin(resolver: resolver, cache: brandCache), captures: captures, logger: logger)
     let proxy = PlacesProxyAnswerer(tiles: tiles)

@@ -14,7 +14,8 @@ await ServiceMain.run(name: "PushDispatcher", defaultAdminPort: 9105) { context 
     let configuration = PushConfiguration(context.environment)
     let logger = context.logger
     let push = try await PushRuntime.make(
-        configuration: configuration, logger: logger, onHeartbeat: DeviceFixes(context: context).publish)
+        configuration: configuration, logger: logger, http: context.http,
+        onHeartbeat: DeviceFixes(context: context).publish)
     var parts: [any Service] = [push.maintenance]
     if configuration.servesCommands {
         parts.append(

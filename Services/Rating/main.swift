@@ -18,13 +18,13 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let env = context.environment
     let logger = context.logger
     let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
-    let market = MarketDataClient.fromEnvironment(env, logger: logger)
-    let jev = JevClient.fromEnvironment(env, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, http: context.http, logger: logger)
+    let jev = JevClient.fromEnvironment(env, http: context.http, logger: logger)
     if env.get("JEV_API_KEY") == nil {
         logger.info(
             "JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
     }
-    let underlying = UnderlyingClient.fromEnvironment(env, logger: logger)
+    let underlying = UnderlyingClient.fromEnvironment(env, http: context.http, logger: logger)
     let tickerPage = TickerPage.make(env, market: market, underlying: underlying, redis: redis, logger: logger)
     let materiality = HeadlineMateriality(jev: jev, redis: redis, logger: logger)
     let news = NewsPage(market: market, materiality: materiality)

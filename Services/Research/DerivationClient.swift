@@ -11,10 +11,10 @@ struct DerivationClient: Sendable {
     let origin: String
     let token: String
     var pollInterval: Duration = .milliseconds(1500)
-    var http: HTTPClient = .shared
+    var http: HTTPClient
 
     /// A client when `DERIVATION_URL` (or `DERIVATION_RESEARCH_API_ORIGIN`) is http(s) and a service token is set.
-    static func fromEnvironment(_ env: Environment) -> DerivationClient? {
+    static func fromEnvironment(_ env: Environment, http: HTTPClient) -> DerivationClient? {
         let raw = env.get("DERIVATION_RESEARCH_API_ORIGIN") ?? env.get("DERIVATION_URL") ?? ""
         var origin = raw.trimmingCharacters(in: .whitespaces)
         while origin.hasSuffix("/") { origin.removeLast() }
@@ -23,7 +23,7 @@ struct DerivationClient: Sendable {
         else { return nil }
         return DerivationClient(
             origin: origin, token: token,
-            pollInterval: env.milliseconds("DERIVATION_POLL_INTERVAL_MS", default: .milliseconds(1500)))
+            pollInterval: env.milliseconds("DERIVATION_POLL_INTERVAL_MS", default: .milliseconds(1500)), http: http)
     }
 
     struct Brief: Sendable {

@@ -17,8 +17,8 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     // Only for the usage reports (the admin cost of its OpenRouter calls).
     let redis = try await RedisClient.make(RedisSettings(env, defaultPoolSize: 2), logger: logger)
     try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
-    let derivation = DerivationClient.fromEnvironment(env)
-    let openRouter = OpenRouterClient.fromEnvironment(env, logger: logger)
+    let derivation = DerivationClient.fromEnvironment(env, http: context.http)
+    let openRouter = OpenRouterClient.fromEnvironment(env, http: context.http, logger: logger)
     if derivation == nil {
         logger.info("DERIVATION_URL or its service token is not set: research answers via OpenRouter")
     }

@@ -99,7 +99,7 @@ public struct ExaClient: Sendable {
 
     public init(
         baseURL: String = ExaClient.defaultBaseURL, apiKey: String?, timeout: Duration = .seconds(10),
-        http: HTTPClient = .shared, logger: Logger
+        http: HTTPClient, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -110,7 +110,7 @@ public struct ExaClient: Sendable {
 
     /// `EXA_BASE_URL` (default https://api.exa.ai) and `EXA_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger
+        _ env: Environment, http: HTTPClient, logger: Logger
     ) -> ExaClient {
         ExaClient(
             baseURL: env.get("EXA_BASE_URL", default: defaultBaseURL), apiKey: env.get("EXA_API_KEY"), http: http,

@@ -22,15 +22,6 @@ public final class HTTPClient: Sendable {
         return HTTPClient(driver: driver, logger: logger)
     }
 
-    /// A process-wide client, made on first use.
-    public static let shared: HTTPClient = {
-        do {
-            return try make(logger: Logger(label: "http-client"))
-        } catch {
-            fatalError("HTTPClient.shared: \(error)")
-        }
-    }()
-
     /// Sends `request` and returns the response, whatever its status.
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let transfer: Transfer

@@ -26,7 +26,7 @@ public struct JevClient: Sendable {
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: @escaping @Sendable () -> String?,
         attemptTimeout: Duration = .seconds(8), maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250),
-        http: HTTPClient = .shared, logger: Logger
+        http: HTTPClient, logger: Logger
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -40,7 +40,7 @@ public struct JevClient: Sendable {
     /// A client with a fixed key (nil = none).
     public init(
         baseURL: String = JevClient.defaultBaseURL, apiKey: String?, attemptTimeout: Duration = .seconds(8),
-        maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250), http: HTTPClient = .shared,
+        maxAttempts: Int = 3, retryBackoff: Duration = .milliseconds(250), http: HTTPClient,
         logger: Logger
     ) {
         self.init(
@@ -50,7 +50,7 @@ public struct JevClient: Sendable {
 
     /// `JEV_BASE_URL` (default https://api.typesafe.ai); `JEV_API_KEY` read from `env` at each call.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger
+        _ env: Environment, http: HTTPClient, logger: Logger
     ) -> JevClient {
         JevClient(
             baseURL: env.get("JEV_BASE_URL", default: defaultBaseURL), apiKey: { env.get("JEV_API_KEY") },

@@ -27,7 +27,7 @@ public final class MarketDataClient: Sendable {
     private let reportedMassiveUnusable = Atomic<Bool>(false)
 
     public init(
-        configuration: MarketDataConfiguration, http: HTTPClient = .shared,
+        configuration: MarketDataConfiguration, http: HTTPClient,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -41,7 +41,7 @@ public final class MarketDataClient: Sendable {
 
     /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger
+        _ env: Environment, http: HTTPClient, logger: Logger
     ) -> MarketDataClient {
         MarketDataClient(configuration: .fromEnvironment(env), http: http, logger: logger)
     }

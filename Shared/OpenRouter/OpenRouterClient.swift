@@ -22,7 +22,7 @@ public struct OpenRouterClient: Sendable {
     private let logger: Logger
 
     public init(
-        baseURL: String = OpenRouterClient.defaultBaseURL, apiKey: String?, http: HTTPClient = .shared,
+        baseURL: String = OpenRouterClient.defaultBaseURL, apiKey: String?, http: HTTPClient,
         logger: Logger
     ) {
         self.baseURL = baseURL
@@ -33,7 +33,7 @@ public struct OpenRouterClient: Sendable {
 
     /// `OPENROUTER_BASE_URL` (default https://openrouter.ai/api/v1) and `OPENROUTER_API_KEY`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient = .shared, logger: Logger
+        _ env: Environment, http: HTTPClient, logger: Logger
     ) -> OpenRouterClient {
         OpenRouterClient(
             baseURL: env.get("OPENROUTER_BASE_URL", default: defaultBaseURL), apiKey: env.get("OPENROUTER_API_KEY"),

@@ -22,7 +22,7 @@ public struct PlacesCascade: Sendable {
     private let overpass: Overpass
     private let photon: Photon
 
-    public init(configuration: PlacesConfiguration, http: HTTPClient = .shared) {
+    public init(configuration: PlacesConfiguration, http: HTTPClient) {
         self.configuration = configuration
         let client = PlacesHTTP(http: http)
         google = GooglePlaces(configuration: configuration, http: client)

@@ -1,11 +1,13 @@
 import Contracts
 import Foundation
+import HTTPClient
 import HTTPServer
 import Kafka
 import Messaging
 import Runtime
 
-/// What every service binary shares: configuration, logging, readiness, the Kafka producer and event publishing.
+/// What every service binary shares: configuration, logging, readiness, the Kafka producer, event publishing and
+/// the outbound HTTP client.
 public struct ServiceContext: Sendable {
     public let name: String
     public let environment: Environment
@@ -14,6 +16,8 @@ public struct ServiceContext: Sendable {
     public let kafka: KafkaConfiguration
     public let producer: KafkaProducer
     public let publisher: EventPublisher
+    /// The binary's one outbound HTTP client (one libcurl thread and pool), logging with `logger`.
+    public let http: HTTPClient
 
     /// Publishes a domain event as CloudEvents JSON on `mapvest.events.v1`, keyed by `key`, retrying with back-off
     /// until the broker acknowledges it. Throws `PublishError` only at `deadline` (nil: never, so call it from
@@ -46,9 +50,10 @@ public enum ServiceMain {
             try await ensureStandardTopics(configuration: kafka, logger: logger, environment: environment)
             let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
             readiness.require { producer.isAvailable }
+            let http = try HTTPClient.make(logger: logger)
             let context = ServiceContext(
                 name: name, environment: environment, logger: logger, readiness: readiness, kafka: kafka,
-                producer: producer, publisher: EventPublisher(producer: producer, logger: logger))
+                producer: producer, publisher: EventPublisher(producer: producer, logger: logger), http: http)
             let admin = HTTPServer(
                 configuration: HTTPServerConfiguration(
                     host: environment.get("ADMIN_HOST", default: "0.0.0.0"),

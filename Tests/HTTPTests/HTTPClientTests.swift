@@ -197,7 +197,7 @@ struct HTTPClientTests {
 
     @Test func sharedClientWorks() async throws {
         let upstream = try FakeUpstream(status: 200, json: #"{"shared":1}"#)
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: upstream.baseURL + "/s"))
+        let response = try await testHTTPClient.execute(HTTPClientRequest(url: upstream.baseURL + "/s"))
         #expect(response.status == 200 && response.bodyText == #"{"shared":1}"#)
         await upstream.shutdown()
     }

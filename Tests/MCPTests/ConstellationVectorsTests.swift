@@ -77,7 +77,7 @@ import Testing
         for (key, value) in request["headers"]?.object ?? [:] { headers.append((key, value.string ?? "")) }
         let body = request["body"]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let response = try await HTTPClient.shared.execute(
+        let response = try await testHTTPClient.execute(
             HTTPClientRequest(
                 method: request["method"]?.string ?? "GET",
                 url: "http://127.0.0.1:\(http.port)" + (request["path"]?.string ?? "/"), headers: headers,
@@ -160,7 +160,7 @@ import Testing
 final class RedirectingTransport: MCPPeerTransport {
     private let target: String
     private let asked = Mutex<[String]>([])
-    private let inner = HTTPPeerTransport()
+    private let inner = HTTPPeerTransport(client: testHTTPClient)
 
     init(to target: String) { self.target = target }
 

@@ -18,7 +18,7 @@ import Testing
             MCPServerConfiguration(
                 name: "site", origin: "https://site.example", tools: tools, peers: peers, allowLocal: true,
                 peerTimeout: peerTimeout, peerDailyCap: dailyCap),
-            limiter: limiter)
+            transport: HTTPPeerTransport(client: testHTTPClient), limiter: limiter)
     }
 
     static func call(_ tool: String, _ arguments: MCPValue = [:]) -> MCPValue {

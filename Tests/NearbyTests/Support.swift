@@ -89,7 +89,7 @@ final class NearbyFixture: Sendable {
     }
 
     func cascade(googleKey: String? = "test-google-key", timeouts: Duration = .seconds(2)) -> PlacesCascade {
-        PlacesCascade(configuration: configuration(googleKey: googleKey, timeouts: timeouts))
+        PlacesCascade(configuration: configuration(googleKey: googleKey, timeouts: timeouts), http: testHTTPClient)
     }
 
     /// The brand join over the shared resolver, with the Exa and market fakes.
@@ -99,9 +99,10 @@ final class NearbyFixture: Sendable {
         let resolver = TickerResolver(
             cache: cache,
             market: MarketDataClient(
-                configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: market.baseURL), logger: logger),
-            exa: ExaClient(baseURL: exa.baseURL, apiKey: "test-exa-key", logger: logger),
-            openRouter: OpenRouterClient(apiKey: nil, logger: logger), logger: logger)
+                configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: market.baseURL),
+                http: testHTTPClient, logger: logger),
+            exa: ExaClient(baseURL: exa.baseURL, apiKey: "test-exa-key", http: testHTTPClient, logger: logger),
+            openRouter: OpenRouterClient(apiKey: nil, http: testHTTPClient, logger: logger), logger: logger)
         return BrandJoin(resolver: resolver, cache: cache)
     }
 

@@ -15,7 +15,7 @@ import Testing
         ExpoPushClient(
             configuration: .init(
                 baseURL: expo.baseURL + "/", accessToken: token, timeout: .seconds(3), retryBase: .milliseconds(5)),
-            logger: Logger(label: "expo-tests", level: .error))
+            http: testHTTPClient, logger: Logger(label: "expo-tests", level: .error))
     }
 
     static func message(_ i: Int) -> ExpoMessage {
@@ -66,7 +66,7 @@ import Testing
         // Nothing listening: network errors are retried, then every message fails.
         let closed = ExpoPushClient(
             configuration: .init(baseURL: "http://127.0.0.1:1", timeout: .seconds(1), retryBase: .milliseconds(1)),
-            logger: Logger(label: "expo-tests", level: .error))
+            http: testHTTPClient, logger: Logger(label: "expo-tests", level: .error))
         #expect(await closed.send([Self.message(1)]) == [.failed(reason: .unavailable)])
     }
 

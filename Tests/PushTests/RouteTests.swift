@@ -40,7 +40,7 @@ import Testing
         ) {
             var headers = [("Content-Type", "application/json")]
             if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
-            let response = try await HTTPClient.shared.execute(
+            let response = try await testHTTPClient.execute(
                 HTTPClientRequest(
                     method: method, url: base + path, headers: headers, body: json.map { Array($0.utf8) },
                     timeout: .seconds(10)))

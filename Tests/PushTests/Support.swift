@@ -48,6 +48,7 @@ enum Stack {
             Environment(try environment(schema: schema, expo: expo.baseURL, extra: extra)))
         return try await PushRuntime.make(
             configuration: configuration, logger: Logger(label: "push-tests", level: .debug, sink: sink),
+            http: testHTTPClient,
             onLockHeld: onLockHeld, onHeartbeat: onHeartbeat)
     }
 

@@ -140,13 +140,15 @@ import Testing
                 $0.peerDelay = .zero
                 $0.peer = body
             }
-            let client = UnderlyingClient(baseURL: fixture.underlying.baseURL, logger: quietLogger())
+            let client = UnderlyingClient(
+                baseURL: fixture.underlying.baseURL, http: testHTTPClient, logger: quietLogger())
             #expect(await client.peerForecast("MCD", timeout: .seconds(1)) == nil)
         }
         fixture.underlyingOptions.withLock { $0.peerStatus = 500 }
         #expect(
-            await UnderlyingClient(baseURL: fixture.underlying.baseURL, logger: quietLogger()).peerForecast(
-                "MCD", timeout: .seconds(1)) == nil)
+            await UnderlyingClient(baseURL: fixture.underlying.baseURL, http: testHTTPClient, logger: quietLogger())
+                .peerForecast(
+                    "MCD", timeout: .seconds(1)) == nil)
         await fixture.shutdown()
     }
 

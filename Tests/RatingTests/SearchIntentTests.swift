@@ -116,7 +116,8 @@ struct IntentRulesTests {
     ) -> SearchIntentResolver {
         SearchIntentResolver(
             quoteProbe: probe,
-            jev: jev.map { JevFake.client($0, key: key) } ?? JevClient(apiKey: nil, logger: quietLogger()),
+            jev: jev.map { JevFake.client($0, key: key) }
+                ?? JevClient(apiKey: nil, http: testHTTPClient, logger: quietLogger()),
             redis: redis, logger: quietLogger())
     }
 

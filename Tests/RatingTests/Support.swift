@@ -116,7 +116,7 @@ enum MarketFake {
             configuration: MarketDataConfiguration(
                 primary: .yahoo, yahooBaseURL: fake.baseURL, massiveBaseURL: fake.baseURL, massiveAPIKey: "test-massive"
             ),
-            logger: quietLogger())
+            http: testHTTPClient, logger: quietLogger())
     }
 }
 
@@ -199,7 +199,9 @@ enum JevFake {
     }
 
     static func client(_ fake: FakeUpstream, key: String? = "test-jev-key") -> JevClient {
-        JevClient(baseURL: fake.baseURL, apiKey: key, attemptTimeout: .seconds(4), logger: quietLogger())
+        JevClient(
+            baseURL: fake.baseURL, apiKey: key, attemptTimeout: .seconds(4), http: testHTTPClient, logger: quietLogger()
+        )
     }
 
     /// Whether a recorded request was the rating question batch.
@@ -281,7 +283,7 @@ final class RatingFixture: Sendable {
     func collector(redis: RedisClient?, perSource: Duration = .seconds(3)) -> EvidenceCollector {
         EvidenceCollector(
             market: MarketFake.client(market),
-            underlying: UnderlyingClient(baseURL: underlying.baseURL, logger: quietLogger()),
+            underlying: UnderlyingClient(baseURL: underlying.baseURL, http: testHTTPClient, logger: quietLogger()),
             memos: ResearchMemos(redis: redis), materiality: materiality(redis: redis), perSource: perSource)
     }
 

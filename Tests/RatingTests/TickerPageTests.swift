@@ -59,7 +59,8 @@ enum TickerFake {
 
     static func market(_ fake: FakeUpstream) -> MarketDataClient {
         MarketDataClient(
-            configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: fake.baseURL), logger: quietLogger())
+            configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: fake.baseURL), http: testHTTPClient,
+            logger: quietLogger())
     }
 }
 
@@ -99,7 +100,7 @@ final class TickerFixture: Sendable {
 }
 
 func deadUnderlying() throws -> UnderlyingClient {
-    UnderlyingClient(baseURL: "http://127.0.0.1:\(try freePort())", logger: quietLogger())
+    UnderlyingClient(baseURL: "http://127.0.0.1:\(try freePort())", http: testHTTPClient, logger: quietLogger())
 }
 
 func decodeBody<T: Decodable>(_ type: T.Type, _ reply: Reply) throws -> T {
@@ -273,7 +274,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
                 "provider_note":"analyzer cache","meta":{"poc":101.5,"vah":103.25,"val":99,"bins":40}}
                 """)
         }
-        let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()))
+        let page = f.page(
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, http: testHTTPClient, logger: quietLogger()))
         let ticker = uniqueTicker()
         let reply = await page.charts.chart(
             ChartCommand(type: .auction, ticker: ticker, period: .oneMonth, interval: .oneDay, month: 3),
@@ -318,7 +320,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
             return jsonResponse(500, "{}")
         }
         let page = f.page(
-            underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(300))
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, http: testHTTPClient, logger: quietLogger()),
+            timeout: .milliseconds(300))
         let command = ChartCommand(type: .regression, ticker: uniqueTicker(), period: .threeMonths, interval: .oneDay)
         let first = try decodeBody(ChartResponse.self, await page.charts.chart(command, deadline: .now + .seconds(10)))
         #expect(first.providerNote?.hasSuffix("(timed out)") == true)
@@ -365,7 +368,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
             }
         }
         let page = f.page(
-            underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()), timeout: .milliseconds(500))
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, http: testHTTPClient, logger: quietLogger()),
+            timeout: .milliseconds(500))
         let deadline = ContinuousClock.now + .seconds(5)
         let passed = await page.research.summary(
             ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
@@ -395,7 +399,7 @@ func header(_ reply: Reply, _ name: String) -> String? {
         let unreachable = await down.research.summary(
             ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline)
         #expect(unreachable.status == 502 && errorText(unreachable) == "Prism engine is unreachable")
-        let off = f.page(underlying: UnderlyingClient(baseURL: nil, logger: quietLogger()))
+        let off = f.page(underlying: UnderlyingClient(baseURL: nil, http: testHTTPClient, logger: quietLogger()))
         #expect(
             await off.research.summary(ResearchSummaryCommand(engine: .prism, ticker: "MCD"), deadline: deadline).status
                 == 503)
@@ -416,7 +420,8 @@ func header(_ reply: Reply, _ name: String) -> String? {
                 "provider":"anthropic"}
                 """)
         }
-        let page = f.page(underlying: UnderlyingClient(baseURL: upstream.baseURL, logger: quietLogger()))
+        let page = f.page(
+            underlying: UnderlyingClient(baseURL: upstream.baseURL, http: testHTTPClient, logger: quietLogger()))
         let reply = await page.research.analysis(AnalysisCommand(ticker: "MCD"), deadline: .now + .seconds(5))
         #expect(reply.status == 200)
         let s = try decodeBody(AnalysisSnapshot.self, reply)

@@ -39,12 +39,12 @@ extension SystemTests {
                 #expect(answer.status == 503)
                 #expect(answer.seconds < 1.5, "a request waited \(answer.seconds) s with the broker frozen")
             }
-            let ready = try await HTTPClient.shared.execute(HTTPClientRequest(url: gateway.baseURL + "/readyz"))
+            let ready = try await testHTTPClient.execute(HTTPClientRequest(url: gateway.baseURL + "/readyz"))
             #expect(ready.status == 503)
 
             broker.resume()
             try await Self.waitFor200(gateway, within: .seconds(15))
-            let readyAgain = try await HTTPClient.shared.execute(HTTPClientRequest(url: gateway.baseURL + "/readyz"))
+            let readyAgain = try await testHTTPClient.execute(HTTPClientRequest(url: gateway.baseURL + "/readyz"))
             #expect(readyAgain.status == 200)
 
             // SIGTERM while the broker is frozen: bounded, not the 10 s producer flush.

@@ -75,7 +75,7 @@ extension SystemTests {
                 #expect(email.status == 400, "\(route)")
             }
             // Invalid UTF-8 in a JSON body.
-            let invalid = try await HTTPClient.shared.execute(
+            let invalid = try await testHTTPClient.execute(
                 HTTPClientRequest(
                     method: "POST", url: gateway.baseURL + "/v1/auth/session",
                     headers: [("Content-Type", "application/json")],
@@ -85,7 +85,7 @@ extension SystemTests {
             var form = MultipartBody()
             form.addText(name: "hint", value: "Star\u{0}bucks")
             form.addFile(name: "image", filename: "p.jpg", contentType: "image/jpeg", data: MultipartBody.fakeJPEG)
-            let identify = try await HTTPClient.shared.execute(
+            let identify = try await testHTTPClient.execute(
                 HTTPClientRequest(
                     method: "POST", url: gateway.baseURL + "/v1/identify",
                     headers: [("Content-Type", form.contentType), ("X-Device-Id", "nul")], body: form.finished()))

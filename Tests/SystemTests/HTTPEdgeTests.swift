@@ -12,7 +12,7 @@ extension SystemTests {
             let gateway = try await GatewayProcess.start(instance: "test-edge-\(UInt16.random(in: 0...9999))")
             defer { gateway.process.kill() }
             func post(_ body: [UInt8], contentType: String) async throws -> HTTPClientResponse {
-                try await HTTPClient.shared.execute(
+                try await testHTTPClient.execute(
                     HTTPClientRequest(
                         method: "POST", url: gateway.baseURL + "/v1/identify",
                         headers: [("Content-Type", contentType), ("X-Device-Id", "edge")], body: body))

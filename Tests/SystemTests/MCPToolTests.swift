@@ -171,7 +171,7 @@ extension SystemTests {
             // Jev answers after 7.3 s: the rating lands past the tool's 7 s, inside the engine's 8 s for Jev.
             let jev = try FakeUpstream { request in
                 try? await Task.sleep(for: .milliseconds(7300))
-                let answer = try? await HTTPClient.shared.execute(
+                let answer = try? await testHTTPClient.execute(
                     HTTPClientRequest(
                         method: "POST", url: calm.baseURL + request.path,
                         headers: [("Content-Type", "application/json")],
@@ -290,7 +290,7 @@ extension SystemTests {
             let fast = hub.baseURL
             let slow = try FakeUpstream { request in
                 try? await Task.sleep(for: .seconds(13))
-                let answer = try? await HTTPClient.shared.execute(
+                let answer = try? await testHTTPClient.execute(
                     HTTPClientRequest(
                         method: "POST", url: fast + request.path, headers: [("Content-Type", "application/json")],
                         body: request.body))
@@ -303,7 +303,7 @@ extension SystemTests {
             defer { gateway.process.kill() }
             let body =
                 #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_lattice_animals","arguments":{"question":"slowly?"}}}"#
-            let response = try await HTTPClient.shared.execute(
+            let response = try await testHTTPClient.execute(
                 HTTPClientRequest(
                     method: "POST", url: gateway.baseURL + "/mcp", headers: [("Content-Type", "application/json")],
                     body: Array(body.utf8), timeout: .seconds(40)))

@@ -12,7 +12,7 @@ enum SystemClient {
         let form = MultipartBody.identify(hint: hint, image: image)
         var all = [("Content-Type", form.contentType)] + headers
         if let device { all.append(("X-Device-Id", device)) }
-        return try await HTTPClient.shared.execute(
+        return try await testHTTPClient.execute(
             HTTPClientRequest(
                 method: "POST", url: gateway.baseURL + "/v1/identify", headers: all, body: form.finished(),
                 timeout: .seconds(40)))
@@ -24,7 +24,7 @@ enum SystemClient {
     ) async throws -> HTTPClientResponse {
         var all = headers
         if json != nil { all.append(("Content-Type", "application/json")) }
-        return try await HTTPClient.shared.execute(
+        return try await testHTTPClient.execute(
             HTTPClientRequest(
                 method: method, url: gateway.baseURL + path, headers: all, body: json.map { Array($0.utf8) },
                 timeout: .seconds(20)))

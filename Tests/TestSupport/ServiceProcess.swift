@@ -61,7 +61,7 @@ public final class ServiceProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if !process.isRunning { throw Failure("\(name) exited early: \(log.suffix(2000))") }
-            let ready = try? await HTTPClient.shared.execute(
+            let ready = try? await testHTTPClient.execute(
                 HTTPClientRequest(url: "http://127.0.0.1:\(adminPort)/readyz", timeout: .seconds(1)))
             if ready?.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))

@@ -20,7 +20,7 @@ private let searchBody = """
     """
 
 private func client(_ fake: FakeUpstream, key: String? = "exa-test-key") -> ExaClient {
-    ExaClient(baseURL: fake.baseURL, apiKey: key, logger: quietLogger())
+    ExaClient(baseURL: fake.baseURL, apiKey: key, http: testHTTPClient, logger: quietLogger())
 }
 
 struct ExaClientTests {
@@ -83,7 +83,8 @@ struct ExaClientTests {
 
     @Test func missingKeyMakesNoRequest() async throws {
         try await withFake({ _ in jsonResponse(200, searchBody) }) { fake in
-            let exa = ExaClient.fromEnvironment(Environment(["EXA_BASE_URL": fake.baseURL]), logger: quietLogger())
+            let exa = ExaClient.fromEnvironment(
+                Environment(["EXA_BASE_URL": fake.baseURL]), http: testHTTPClient, logger: quietLogger())
             #expect(!exa.isConfigured)
             #expect(await exa.search(query: "q") == ExaSearchResponse(hits: [], status: .noAPIKey))
             #expect(
@@ -93,7 +94,7 @@ struct ExaClientTests {
     }
 
     @Test func sourceCitesExa() {
-        let exa = ExaClient(apiKey: nil, logger: quietLogger())
+        let exa = ExaClient(apiKey: nil, http: testHTTPClient, logger: quietLogger())
         let source = exa.source(for: ExaHit(title: "t", url: "https://a.example/1"), confidence: .high)
         #expect(source.provider == .exa && source.url == "https://a.example/1" && source.confidence == .high)
         #expect(source.fetchedAt.hasSuffix("Z") && source.fetchedAt.count == 24)

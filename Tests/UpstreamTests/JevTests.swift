@@ -26,7 +26,7 @@ private struct VerdictState: Encodable, Sendable {
 private func client(_ fake: FakeUpstream, key: String? = "jev-test-key", timeout: Duration = .seconds(8)) -> JevClient {
     JevClient(
         baseURL: fake.baseURL, apiKey: key, attemptTimeout: timeout, retryBackoff: .milliseconds(250),
-        logger: quietLogger())
+        http: testHTTPClient, logger: quietLogger())
 }
 
 private let questions: [String: JevQuestion] = [
@@ -96,7 +96,8 @@ struct JevClientTests {
     @Test func gives529UpAfterThreeAttempts() async throws {
         try await withFake({ _ in jsonResponse(529, "{}") }) { fake in
             let result = await JevClient(
-                baseURL: fake.baseURL, apiKey: "k", retryBackoff: .milliseconds(10), logger: quietLogger()
+                baseURL: fake.baseURL, apiKey: "k", retryBackoff: .milliseconds(10), http: testHTTPClient,
+                logger: quietLogger()
             ).ask(state: "s", questions: questions)
             #expect(result == .failure(.rateLimited(status: 529)))
             #expect(fake.requestCount == 3)
@@ -152,7 +153,7 @@ struct JevClientTests {
     @Test func missingKeyMakesNoRequest() async throws {
         try await withFake({ _ in jsonResponse(200, answersBody) }) { fake in
             let env = Environment(["JEV_BASE_URL": fake.baseURL])
-            let result = await JevClient.fromEnvironment(env, logger: quietLogger()).ask(
+            let result = await JevClient.fromEnvironment(env, http: testHTTPClient, logger: quietLogger()).ask(
                 state: "s", questions: questions)
             #expect(result == .failure(.noAPIKey))
             #expect(await client(fake, key: nil).ask(state: "s", questions: questions) == .failure(.noAPIKey))
@@ -172,7 +173,8 @@ struct JevClientTests {
     @Test func keyAndStateNeverReachTheLog() async throws {
         let sink = LogSink.memory()
         try await withFake({ _ in jsonResponse(500, "{}") }) { fake in
-            let jev = JevClient(baseURL: fake.baseURL, apiKey: "super-secret-key", logger: quietLogger(sink))
+            let jev = JevClient(
+                baseURL: fake.baseURL, apiKey: "super-secret-key", http: testHTTPClient, logger: quietLogger(sink))
             _ = await jev.ask(state: ["secret-state": "private words"], questions: questions)
         }
         let text = sink.lines.joined()

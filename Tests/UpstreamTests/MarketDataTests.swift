@@ -42,13 +42,13 @@ private func massiveClient(_ fake: FakeUpstream, freshness: MarketDataFreshness 
         configuration: MarketDataConfiguration(
             primary: .massive, massiveBaseURL: fake.baseURL, massiveAPIKey: "massive-test-key",
             massiveFreshness: freshness),
-        logger: quietLogger())
+        http: testHTTPClient, logger: quietLogger())
 }
 
 private func yahooClient(_ fake: FakeUpstream, timeout: Duration = .seconds(5)) -> MarketDataClient {
     MarketDataClient(
         configuration: MarketDataConfiguration(primary: .yahoo, yahooBaseURL: fake.baseURL, requestTimeout: timeout),
-        logger: quietLogger())
+        http: testHTTPClient, logger: quietLogger())
 }
 
 struct YahooQuoteTests {
@@ -195,13 +195,14 @@ struct MarketDataRouterTests {
                 let env = Environment([
                     "MASSIVE_BASE_URL": massive.baseURL, "MASSIVE_API_KEY": "k", "YAHOO_BASE_URL": yahoo.baseURL,
                 ])
-                let noFallback = MarketDataClient.fromEnvironment(env, logger: quietLogger())
+                let noFallback = MarketDataClient.fromEnvironment(env, http: testHTTPClient, logger: quietLogger())
                 #expect(await noFallback.quote("AAPL") == nil)
                 #expect(massive.requestCount == 1 && yahoo.requestCount == 0)
 
                 var withFallback = env.values
                 withFallback["MARKET_DATA_FALLBACK_PROVIDER"] = "yahoo"
-                let market = MarketDataClient.fromEnvironment(Environment(withFallback), logger: quietLogger())
+                let market = MarketDataClient.fromEnvironment(
+                    Environment(withFallback), http: testHTTPClient, logger: quietLogger())
                 let quote = try #require(await market.quote("AAPL"))
                 #expect(quote.provider == "yahoo")
                 #expect(massive.requestCount == 2 && yahoo.requestCount == 1)
@@ -215,14 +216,14 @@ struct MarketDataRouterTests {
             let market = MarketDataClient(
                 configuration: MarketDataConfiguration(
                     primary: .massive, fallback: .yahoo, yahooBaseURL: yahoo.baseURL),
-                logger: quietLogger(sink))
+                http: testHTTPClient, logger: quietLogger(sink))
             #expect(await market.quote("AAPL")?.provider == "yahoo")
             #expect(await market.quote("MSFT")?.provider == "yahoo")
             #expect(sink.lines.filter { $0.contains("MASSIVE_API_KEY is not set") }.count == 1)
 
             let alone = MarketDataClient(
                 configuration: MarketDataConfiguration(primary: .massive, yahooBaseURL: yahoo.baseURL),
-                logger: quietLogger())
+                http: testHTTPClient, logger: quietLogger())
             #expect(await alone.quote("NKE") == nil)
             #expect(yahoo.requestCount == 2)
         }
@@ -306,7 +307,7 @@ struct HistoryAndNewsTests {
             let market = MarketDataClient(
                 configuration: MarketDataConfiguration(
                     primary: .massive, yahooBaseURL: fake.baseURL, massiveBaseURL: fake.baseURL, massiveAPIKey: "k"),
-                logger: quietLogger())
+                http: testHTTPClient, logger: quietLogger())
             let history = try #require(await market.priceHistory("AAPL", period: .oneYear, interval: .oneDay))
             #expect(history.provider == .massive)
             #expect(

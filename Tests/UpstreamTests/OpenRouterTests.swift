@@ -24,7 +24,7 @@ private func model(of request: HTTPRequest) -> String? {
 }
 
 private func client(_ fake: FakeUpstream, key: String? = "or-test-key", sink: LogSink = .memory()) -> OpenRouterClient {
-    OpenRouterClient(baseURL: fake.baseURL, apiKey: key, logger: quietLogger(sink))
+    OpenRouterClient(baseURL: fake.baseURL, apiKey: key, http: testHTTPClient, logger: quietLogger(sink))
 }
 
 struct OpenRouterClientTests {
@@ -131,8 +131,9 @@ struct OpenRouterClientTests {
     @Test func missingKeyMakesNoRequest() async throws {
         try await withFake({ _ in completion("{}") }) { fake in
             let env = Environment(["OPENROUTER_BASE_URL": fake.baseURL])
-            let outcome = await OpenRouterClient.fromEnvironment(env, logger: quietLogger()).chatJSON(
-                models: OpenRouterModels.vision, system: "s", user: .text("u"))
+            let outcome = await OpenRouterClient.fromEnvironment(env, http: testHTTPClient, logger: quietLogger())
+                .chatJSON(
+                    models: OpenRouterModels.vision, system: "s", user: .text("u"))
             guard case .noAPIKey = outcome else {
                 Issue.record("expected noAPIKey, got \(outcome)")
                 return

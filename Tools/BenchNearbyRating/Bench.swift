@@ -159,7 +159,7 @@ enum Bench {
         for path in paths {
             let started = ContinuousClock.now
             let status =
-                (try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status)
+                (try? await testHTTPClient.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status)
                 ?? 0
             samples.append((ContinuousClock.now - started).inMilliseconds)
             statuses[status, default: 0] += 1

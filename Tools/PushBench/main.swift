@@ -65,7 +65,7 @@ func replicas(_ n: Int, pace: Int) async throws -> [PushRuntime] {
     for _ in 0..<n {
         out.append(
             try await PushRuntime.make(
-                configuration: configuration(pace: pace), logger: logger,
+                configuration: configuration(pace: pace), logger: logger, http: testHTTPClient,
                 onLockHeld: { held in holds.withLock { $0.append(held.inMilliseconds) } }))
     }
     return out

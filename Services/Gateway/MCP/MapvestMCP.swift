@@ -38,7 +38,7 @@ struct MapvestMCP: Sendable {
         return "\(scheme)://\(name)" + (parts.port.map { ":\($0)" } ?? "")
     }
 
-    func server(tools: MapvestTools, limiter: any MCPCallLimiter) throws -> MCPServer {
+    func server(tools: MapvestTools, transport: any MCPPeerTransport, limiter: any MCPCallLimiter) throws -> MCPServer {
         try MCPServer(
             MCPServerConfiguration(
                 name: Self.name, title: "Mapvest",
@@ -57,6 +57,6 @@ struct MapvestMCP: Sendable {
                     MCPPeerSpec(name: "lattice", url: latticeURL, about: "the lattice animals, the constellation's hub")
                 ],
                 allowLocal: allowLocal),
-            limiter: limiter)
+            transport: transport, limiter: limiter)
     }
 }

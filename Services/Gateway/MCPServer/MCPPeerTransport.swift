@@ -31,7 +31,7 @@ public struct HTTPPeerTransport: MCPPeerTransport {
     static let replyLimit = 256 * 1024
     let client: HTTPClient
 
-    public init(client: HTTPClient = .shared) { self.client = client }
+    public init(client: HTTPClient) { self.client = client }
 
     public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> MCPPeerReply {
         let request = HTTPClientRequest(

@@ -93,7 +93,7 @@ public final class MCPServer: Sendable {
     private let listing: MCPValue
 
     public init(
-        _ configuration: MCPServerConfiguration, transport: any MCPPeerTransport = HTTPPeerTransport(),
+        _ configuration: MCPServerConfiguration, transport: any MCPPeerTransport,
         limiter: any MCPCallLimiter = InMemoryCallLimiter()
     ) throws(MCPConfigurationError) {
         guard MCPName.isValid(configuration.name) else {

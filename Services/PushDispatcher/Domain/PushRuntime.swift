@@ -22,7 +22,7 @@ public struct PushRuntime: Sendable {
 
     /// Opens the pools and runs the schema bootstrap (idempotent; replicas serialize on its advisory lock).
     public static func make(
-        configuration: PushConfiguration, logger: Logger, http: HTTPClient = .shared,
+        configuration: PushConfiguration, logger: Logger, http: HTTPClient,
         onLockHeld: (@Sendable (Duration) -> Void)? = nil, onHeartbeat: PushCommands.Heartbeat? = nil
     ) async throws -> PushRuntime {
         let schema = try PushSchema(name: configuration.schema)

@@ -50,7 +50,7 @@ public struct ExpoPushClient: Sendable {
             labels: ["outcome": outcome])
     }
 
-    public init(configuration: Configuration, http: HTTPClient = .shared, logger: Logger) {
+    public init(configuration: Configuration, http: HTTPClient, logger: Logger) {
         self.configuration = configuration
         self.http = http
         self.logger = logger.with([LogKeys.component: "expo"])

@@ -25,7 +25,7 @@ public struct UnderlyingClient: Sendable {
     private let http: HTTPClient
     private let logger: Logger
 
-    public init(baseURL: String? = UnderlyingClient.defaultBaseURL, http: HTTPClient = .shared, logger: Logger) {
+    public init(baseURL: String? = UnderlyingClient.defaultBaseURL, http: HTTPClient, logger: Logger) {
         var base = baseURL
         while base?.hasSuffix("/") == true { base?.removeLast() }
         self.baseURL = base
@@ -34,7 +34,7 @@ public struct UnderlyingClient: Sendable {
     }
 
     /// `UNDERLYING_URL` (default the production service; `off` switches it off).
-    public static func fromEnvironment(_ env: Environment, http: HTTPClient = .shared, logger: Logger)
+    public static func fromEnvironment(_ env: Environment, http: HTTPClient, logger: Logger)
         -> UnderlyingClient
     {
         let url = env.get("UNDERLYING_URL", default: defaultBaseURL)
