@@ -174,15 +174,9 @@ extension SystemTests {
 
         @Test func savedBriefsValidationAndIsolation() async throws {
             let fakes = try LocalBriefFakes.upstreams(LocalBriefFakes.Knobs())
-            let briefs = try await ServiceProcess.start("Briefs", extra: fakes.env)
-            let gateway = try await GatewayProcess.start(instance: "test-saved-\(UInt16.random(in: 0...9999))")
-            defer {
-                briefs.kill()
-                gateway.process.kill()
-            }
-            let (auth, _) = try await BriefsFakes.signIn(gateway)
-            let (other, _) = try await BriefsFakes.signIn(gateway)
-            try await BriefsFakes.waitForBriefs(gateway, auth: auth)
+            let session = try await BriefsRouteSession.start(instance: "test-saved", env: fakes.env)
+            defer { session.stop() }
+            let (gateway, auth, other) = (session.gateway, session.auth, session.other)
             let text = "Mission Dolores mixes cafés and chains."
 
             for (body, message) in [

@@ -15,55 +15,47 @@ extension SystemTests {
     @Suite struct PriceAlertTests {
         @Test func routesValidateAndAreOwnerScoped() async throws {
             let (massive, openRouter, jev, env) = try BriefsFakes.upstreams(BriefsFakes.Knobs())
-            let briefs = try await ServiceProcess.start("Briefs", extra: env)
-            let gateway = try await GatewayProcess.start(instance: "test-alerts-\(UInt16.random(in: 0...9999))")
-            defer {
-                briefs.kill()
-                gateway.process.kill()
-            }
-            let (auth, _) = try await BriefsFakes.signIn(gateway)
-            let (other, _) = try await BriefsFakes.signIn(gateway)
-            try await BriefsFakes.waitForBriefs(gateway, auth: auth)
-            func send(_ method: String, _ path: String, _ json: String? = nil, as headers: [(String, String)]? = nil)
-                async throws -> HTTPClientResponse
-            {
-                try await SystemClient.send(gateway, method, path, json: json, headers: headers ?? auth)
-            }
-            func expectError(_ response: HTTPClientResponse, _ status: Int, _ message: String, _ line: Int = #line) {
-                #expect(response.status == status, "line \(line)")
-                #expect(SystemClient.errorMessage(response) == message, "line \(line)")
-            }
+            let session = try await BriefsRouteSession.start(instance: "test-alerts", env: env)
+            defer { session.stop() }
+            let (gateway, other) = (session.gateway, session.other)
 
             #expect(try await SystemClient.send(gateway, "GET", "/v1/alerts").status == 401)
             let kinds = "kind must be one of price_above, price_below, pct_move"
-            expectError(try await send("POST", "/v1/alerts", "not json"), 400, "ticker required")
-            expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"1AB","kind":"price_above","threshold":1}"#), 400,
+            session.expectError(try await session.send("POST", "/v1/alerts", "not json"), 400, "ticker required")
+            session.expectError(
+                try await session.send("POST", "/v1/alerts", #"{"ticker":"1AB","kind":"price_above","threshold":1}"#),
+                400,
                 "ticker required")
-            expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"ABCDEFGHIJK","kind":"price_above","threshold":1}"#),
+            session.expectError(
+                try await session.send(
+                    "POST", "/v1/alerts", #"{"ticker":"ABCDEFGHIJK","kind":"price_above","threshold":1}"#),
                 400, "ticker required")
-            expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"above","threshold":1}"#), 400, kinds)
-            expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":"abc"}"#), 400,
+            session.expectError(
+                try await session.send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"above","threshold":1}"#), 400,
+                kinds)
+            session.expectError(
+                try await session.send(
+                    "POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":"abc"}"#), 400,
                 "threshold must be a finite number")
-            expectError(
-                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":null}"#), 400,
+            session.expectError(
+                try await session.send(
+                    "POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":null}"#), 400,
                 "threshold must be a finite number")
             // A number JSON cannot hold makes the body unreadable, as any broken body.
             #expect(
-                try await send("POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":1e999}"#)
-                    .status == 400)
-            expectError(
-                try await send(
+                try await session.send(
+                    "POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","threshold":1e999}"#
+                )
+                .status == 400)
+            session.expectError(
+                try await session.send(
                     "POST", "/v1/alerts", #"{"ticker":"AAPL","kind":"price_above","note":"a\u0000b","threshold":1}"#),
                 400,
                 "request body must not contain NUL characters")
 
             // A numeric string threshold is taken, the ticker upper-cased, the note trimmed and cut at 240.
             let long = String(repeating: "n", count: 300)
-            let created = try await send(
+            let created = try await session.send(
                 "POST", "/v1/alerts",
                 #"{"ticker":" aapl ","kind":"price_above","threshold":"50","note":"  \#(long)  "}"#)
             #expect(created.status == 200)
@@ -75,39 +67,42 @@ extension SystemTests {
             let below = try JSONDecoder().decode(
                 PriceAlertResponse.self,
                 from: Data(
-                    try await send("POST", "/v1/alerts", #"{"ticker":"MSFT","kind":"price_below","threshold":50}"#).body
+                    try await session.send(
+                        "POST", "/v1/alerts", #"{"ticker":"MSFT","kind":"price_below","threshold":50}"#
+                    ).body
                 )
             ).alert
             #expect(below.note == nil)
 
             // Newest first; the other user sees none of them and cannot delete them.
             let listed = try JSONDecoder().decode(
-                PriceAlertsResponse.self, from: Data(try await send("GET", "/v1/alerts").body))
+                PriceAlertsResponse.self, from: Data(try await session.send("GET", "/v1/alerts").body))
             #expect(listed.alerts.map(\.id) == [below.id, above.id])
             let theirs = try JSONDecoder().decode(
-                PriceAlertsResponse.self, from: Data(try await send("GET", "/v1/alerts", as: other).body))
+                PriceAlertsResponse.self, from: Data(try await session.send("GET", "/v1/alerts", as: other).body))
             #expect(theirs.alerts.isEmpty)
-            expectError(try await send("DELETE", "/v1/alerts/\(above.id)", as: other), 404, "not found")
+            session.expectError(try await session.send("DELETE", "/v1/alerts/\(above.id)", as: other), 404, "not found")
             // A NUL in the path is refused at the edge, before any route.
-            expectError(
-                try await send("DELETE", "/v1/alerts/%00bad", as: other), 400,
+            session.expectError(
+                try await session.send("DELETE", "/v1/alerts/%00bad", as: other), 400,
                 "request path must be UTF-8 without NUL characters")
             let otherCheck = try JSONDecoder().decode(
-                PriceAlertCheckResponse.self, from: Data(try await send("GET", "/v1/alerts/check", as: other).body))
+                PriceAlertCheckResponse.self,
+                from: Data(try await session.send("GET", "/v1/alerts/check", as: other).body))
             #expect(otherCheck.triggered.isEmpty)
 
             // The check fires the satisfied alert once.
             let check = try JSONDecoder().decode(
-                PriceAlertCheckResponse.self, from: Data(try await send("GET", "/v1/alerts/check").body))
+                PriceAlertCheckResponse.self, from: Data(try await session.send("GET", "/v1/alerts/check").body))
             #expect(check.triggered.map(\.id) == [above.id] && check.triggered[0].triggeredAt != nil)
             let again = try JSONDecoder().decode(
-                PriceAlertCheckResponse.self, from: Data(try await send("GET", "/v1/alerts/check").body))
+                PriceAlertCheckResponse.self, from: Data(try await session.send("GET", "/v1/alerts/check").body))
             #expect(again.triggered.isEmpty)
 
-            #expect(try await send("DELETE", "/v1/alerts/\(below.id)").status == 204)
-            expectError(try await send("DELETE", "/v1/alerts/\(below.id)"), 404, "not found")
+            #expect(try await session.send("DELETE", "/v1/alerts/\(below.id)").status == 204)
+            session.expectError(try await session.send("DELETE", "/v1/alerts/\(below.id)"), 404, "not found")
             let left = try JSONDecoder().decode(
-                PriceAlertsResponse.self, from: Data(try await send("GET", "/v1/alerts").body))
+                PriceAlertsResponse.self, from: Data(try await session.send("GET", "/v1/alerts").body))
             #expect(left.alerts.map(\.id) == [above.id] && left.alerts[0].triggeredAt != nil)
             for fake in [massive, openRouter, jev] { await fake.shutdown() }
         }
