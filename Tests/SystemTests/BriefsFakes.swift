@@ -146,15 +146,8 @@ enum BriefsFakes {
 
     /// Signs a fresh user in: the bearer header and the user id.
     static func signIn(_ gateway: GatewayProcess) async throws -> (auth: [(String, String)], userId: String) {
-        let email = "watcher-\(UInt32.random(in: 0...UInt32.max))@example.com"
-        let issued = try await SystemClient.send(gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}")
-        guard let code = SystemClient.json(issued)["devCode"] as? String else { throw Failure("no devCode") }
-        let verified = try await SystemClient.send(
-            gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}")
-        guard let session = SystemClient.json(verified)["session"] as? [String: Any],
-            let token = session["token"] as? String, let userId = session["userId"] as? String
-        else { throw Failure("no session") }
-        return ([("Authorization", "Bearer \(token)")], userId)
+        let session = try await SystemClient.signIn(gateway)
+        return ([("Authorization", "Bearer \(session.token)")], session.userId)
     }
 
     /// Waits until Briefs answers through `gateway` (a fresh consumer group takes a moment to settle).

@@ -10,18 +10,9 @@ extension SystemTests {
     @Suite struct FindsTests {
         /// Signs in `email` (default: a fresh address) and returns the session token; `headers` go on both calls.
         static func signIn(_ gateway: GatewayProcess, email: String? = nil, headers: [(String, String)] = [])
-            async throws
-            -> String
+            async throws -> String
         {
-            let email = email ?? "finder-\(UInt32.random(in: 0...UInt32.max))@example.com"
-            let issued = try await SystemClient.send(
-                gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}", headers: headers)
-            let code = try #require(SystemClient.json(issued)["devCode"] as? String)
-            let verified = try await SystemClient.send(
-                gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}",
-                headers: headers)
-            let session = try #require(SystemClient.json(verified)["session"] as? [String: Any])
-            return try #require(session["token"] as? String)
+            try await SystemClient.signIn(gateway, email: email, headers: headers).token
         }
 
         @Test func signedInIdentifyRecordsAFindAndReplayIsIdempotent() async throws {

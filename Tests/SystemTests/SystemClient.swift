@@ -58,3 +58,22 @@ extension SystemClient {
         throw Failure("Identify did not answer through the gateway within 40 s")
     }
 }
+
+extension SystemClient {
+    /// Signs `email` (default: a fresh address) in with the dev code the gateway returns; `headers` go on both calls.
+    static func signIn(_ gateway: GatewayProcess, email: String? = nil, headers: [(String, String)] = [])
+        async throws -> (token: String, userId: String)
+    {
+        let email = email ?? "user-\(UInt32.random(in: 0...UInt32.max))@example.com"
+        let issued = try await send(
+            gateway, "POST", "/v1/auth/session", json: "{\"email\":\"\(email)\"}", headers: headers)
+        guard let code = json(issued)["devCode"] as? String else { throw Failure("no devCode (\(issued.status))") }
+        let verified = try await send(
+            gateway, "POST", "/v1/auth/session/verify", json: "{\"email\":\"\(email)\",\"code\":\"\(code)\"}",
+            headers: headers)
+        guard let session = json(verified)["session"] as? [String: Any], let token = session["token"] as? String,
+            let userId = session["userId"] as? String
+        else { throw Failure("no session (\(verified.status))") }
+        return (token, userId)
+    }
+}
