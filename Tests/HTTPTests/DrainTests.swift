@@ -76,7 +76,10 @@ struct DrainTests {
                     }
                     group.addTask {
                         var answers = 0
-                        while let connection = try? await RawConnection.connect(port: port, receiveTimeout: .seconds(2))
+                        // Bounded, so a shutdown that kept accepting fails the refusal check below instead of hanging.
+                        let until = ContinuousClock.now + .seconds(10)
+                        while ContinuousClock.now < until,
+                            let connection = try? await RawConnection.connect(port: port, receiveTimeout: .seconds(2))
                         {
                             defer { connection.close() }
                             guard (try? await connection.send(request)) != nil,
