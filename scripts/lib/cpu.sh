@@ -14,6 +14,12 @@ cpu_ticks() {
   awk '{ print $12 + $13 }' <<<"$stat"
 }
 
+# cpu_switches PID: context switches (voluntary + involuntary) of all of PID's threads that are alive now: each is
+# a thread that went to sleep and was woken again, or was preempted. Per request, the number of wake-ups a hop costs.
+cpu_switches() {
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+
 # cpu_answered OUTPUT: requests that got an HTTP answer (any status; LoadGen's -1 is none) in a LoadGen line, or
 # wrk's request count.
 cpu_answered() {
@@ -31,9 +37,12 @@ cpu_answered() {
 # process) and CPU_OURS_US (the named processes except "broker" and "redis").
 cpu_measure() {
   local processes=$1 label=$2; shift 2
-  local -A before
+  local -A before switches
   local entry name pid out answered loadgen_s
-  for entry in $processes; do before[$entry]=$(cpu_ticks "${entry#*=}"); done
+  for entry in $processes; do
+    before[$entry]=$(cpu_ticks "${entry#*=}")
+    switches[$entry]=$(cpu_switches "${entry#*=}")
+  done
   local timefile TIMEFORMAT='%U %S'
   timefile=$(mktemp)
   # bash's `time` also counts a shell function's child processes; the command's own stderr is dropped.
@@ -43,10 +52,12 @@ cpu_measure() {
   echo "$out"
   answered=$(cpu_answered "$out")
   if [ "${answered:-0}" -le 0 ]; then echo "== CPU per request, $label: no request answered"; return; fi
-  local line="" sum=0 ours=0 us cores
+  local line="" sum=0 ours=0 us cores wakes=""
   cores=$(nproc)
   for entry in $processes; do
     name=${entry%%=*} pid=${entry#*=}
+    wakes+="$name $(awk -v a="${switches[$entry]}" -v b="$(cpu_switches "$pid")" -v n="$answered" \
+      'BEGIN { printf "%.1f", (b - a) / n }') · "
     us=$(awk -v a="${before[$entry]}" -v b="$(cpu_ticks "$pid")" -v t="$CPU_TICKS_PER_S" -v n="$answered" \
       'BEGIN { printf "%.0f", (b - a) / t * 1e6 / n }')
     line+="$name $us · "
@@ -58,6 +69,7 @@ cpu_measure() {
   CPU_SUM_US=$((sum + us))
   CPU_OURS_US=$ours
   echo "== CPU-µs per request, $label ($answered answered): $line · sum $CPU_SUM_US"
+  echo "== context switches per request, $label: ${wakes% · }"
   awk -v c="$cores" -v all="$CPU_SUM_US" -v box="$sum" -v ours="$ours" 'BEGIN {
     printf "== ceiling on %d cores: %.0f/s with everything above on the box · %.0f/s without the load generator", c, c * 1e6 / all, c * 1e6 / box
     if (ours > 0) printf " · %.0f/s for our services alone (broker, Redis and load generator elsewhere)", c * 1e6 / ours
