@@ -4,24 +4,25 @@ import Runtime
 import Synchronization
 
 /// Reads one partition without a consumer group (manual assignment, no commits), from the partition's end as of
-/// startup: for per-instance reply topics. A dedicated thread polls and feeds `messages`.
+/// startup: for per-instance reply topics. A dedicated thread polls and hands each message to `deliver` itself:
+/// a reply reaches its waiting request without a hop through another task (one thread wake-up less per reply).
 ///
 /// The end offset is resolved explicitly (high watermark) before the assignment, so everything produced after
 /// `waitUntilReady` returns is read.
 public final class KafkaPartitionReader: Sendable {
-    /// Received messages, in offset order. Iterate it from one task only. It finishes after `close()`.
-    public let messages: AsyncStream<KafkaMessage>
     private let core: ReaderCore
 
-    private init(messages: AsyncStream<KafkaMessage>, core: ReaderCore) {
-        self.messages = messages
+    private init(core: ReaderCore) {
         self.core = core
     }
 
     /// Creates the reader and starts positioning it at the partition's end (non-blocking); see `waitUntilReady`.
-    public static func make(configuration: KafkaConfiguration, topic: String, partition: Int32, logger: Logger) throws
-        -> KafkaPartitionReader
-    {
+    /// `deliver` runs on the reader's poll thread for each message, in offset order, until `close()`: it must be
+    /// quick and never block (resume a continuation, take a lock briefly).
+    public static func make(
+        configuration: KafkaConfiguration, topic: String, partition: Int32, logger: Logger,
+        deliver: @escaping @Sendable (KafkaMessage) -> Void
+    ) throws -> KafkaPartitionReader {
         let logger = logger.with([LogKeys.kafkaTopic: .string(topic), LogKeys.kafkaPartition: .int(Int(partition))])
         let groupId = "mapvest.reader.\(UInt64.random(in: 0...UInt64.max))"
         let handle = try RDKafkaHandle.make(
@@ -31,12 +32,10 @@ public final class KafkaPartitionReader: Sendable {
         guard let queue = RDKafkaQueue(consumerQueueOf: handle) else {
             throw KafkaError(code: .state, detail: "no consumer queue", isRetriable: false)
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: KafkaMessage.self)
         let core = ReaderCore(
-            handle: handle, queue: queue, topic: topic, partition: partition, continuation: continuation,
-            logger: logger)
+            handle: handle, queue: queue, topic: topic, partition: partition, deliver: deliver, logger: logger)
         startThread("kafka-reader-poll") { [core] in core.pollLoop() }
-        return KafkaPartitionReader(messages: stream, core: core)
+        return KafkaPartitionReader(core: core)
     }
 
     deinit {
@@ -59,12 +58,12 @@ public final class KafkaPartitionReader: Sendable {
     /// The offset reading started from, once positioned.
     public var startOffset: Int64? { core.startOffset }
 
-    /// Stops the poll thread and finishes `messages`. Idempotent; does not block.
+    /// Stops the poll thread: no message is delivered once it has noticed. Idempotent; does not block.
     public func close() {
         core.requestStop()
     }
 
-    /// Returns after the poll thread has closed the consumer.
+    /// Returns after the poll thread has closed the consumer (after `close()`, or when it stopped on its own).
     public func closed() async {
         await core.stopped.wait()
     }
@@ -75,7 +74,7 @@ final class ReaderCore: Sendable {
     private let queue: RDKafkaQueue
     private let topic: String
     private let partition: Int32
-    private let continuation: AsyncStream<KafkaMessage>.Continuation
+    private let deliver: @Sendable (KafkaMessage) -> Void
     private let logger: Logger
     private let stopRequested = Atomic<Bool>(false)
     private let position = Mutex<Int64?>(nil)
@@ -84,13 +83,13 @@ final class ReaderCore: Sendable {
 
     init(
         handle: RDKafkaHandle, queue: RDKafkaQueue, topic: String, partition: Int32,
-        continuation: AsyncStream<KafkaMessage>.Continuation, logger: Logger
+        deliver: @escaping @Sendable (KafkaMessage) -> Void, logger: Logger
     ) {
         self.handle = handle
         self.queue = queue
         self.topic = topic
         self.partition = partition
-        self.continuation = continuation
+        self.deliver = deliver
         self.logger = logger
     }
 
@@ -107,7 +106,6 @@ final class ReaderCore: Sendable {
         let rk = handle.raw
         defer {
             _ = rd_kafka_consumer_close(rk)
-            continuation.finish()
             ready.fire()
             stopped.fire()
         }
@@ -142,7 +140,7 @@ final class ReaderCore: Sendable {
             if err == RD_KAFKA_RESP_ERR_NO_ERROR {
                 let received = KafkaMessage(copying: message)
                 KafkaMetrics.consumedCounter(received.topic).increment()
-                continuation.yield(received)
+                deliver(received)
             } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
                 logger.warning("kafka reader error", [LogKeys.error: .string(KafkaError(err).description)])
             }

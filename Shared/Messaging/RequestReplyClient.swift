@@ -59,8 +59,10 @@ public final class RequestReplyClient: Service {
     /// How often passed budgets are answered `.timedOut`: a request times out at most this late.
     static let deadlineTick: Duration = .milliseconds(10)
 
-    /// Creates this instance's reply topic if missing and positions its reader at the end; `run()` dispatches the
-    /// replies and ends passed budgets (a request made before `run()` starts waits for it). `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]` become `-`).
+    /// Creates this instance's reply topic if missing and positions its reader at the end, which hands each reply
+    /// to its waiting request from then on; `run()` ends passed budgets (a request made before `run()` starts waits
+    /// past its budget until then). `instanceId` should be stable per replica (characters outside `[A-Za-z0-9._-]`
+    /// become `-`).
     /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
@@ -72,16 +74,19 @@ public final class RequestReplyClient: Service {
             configuration: configuration,
             specs: [KafkaAdmin.TopicSpec(name: replyTopic, partitions: 1, configs: ["retention.ms": "3600000"])],
             timeout: .seconds(30), logger: logger)
+        let waiters = ReplyWaiters()
+        let statistics = Statistics()
         let reader = try KafkaPartitionReader.make(
-            configuration: configuration, topic: replyTopic, partition: 0, logger: logger)
+            configuration: configuration, topic: replyTopic, partition: 0, logger: logger
+        ) { [waiters, statistics, logger] message in
+            Self.dispatch(message, to: waiters, statistics: statistics, logger: logger)
+        }
         do {
             try await reader.waitUntilReady(timeout: .seconds(30))
         } catch {
             reader.close()
             throw error
         }
-        let waiters = ReplyWaiters()
-        let statistics = Statistics()
         // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
         producer.onAvailabilityChange { [weak waiters] available in
             if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
@@ -202,8 +207,9 @@ public final class RequestReplyClient: Service {
     /// Replies dropped by this instance so far.
     public var droppedReplies: DroppedReplies { statistics.snapshot }
 
-    /// Dispatches replies to their waiters until `shutdown()` closes the reader and returns when the shutdown is
-    /// done. A reader that stops on its own ends `run()` at once (the service group then stops the binary).
+    /// Ends passed budgets until `shutdown()` closes the reader (replies reach their waiters on the reader's own
+    /// thread) and returns when the shutdown is done. A reader that stops on its own ends `run()` at once (the
+    /// service group then stops the binary).
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             // Budgets end here: one sweep every `deadlineTick` for all waiting requests, instead of a task group with
@@ -214,21 +220,28 @@ public final class RequestReplyClient: Service {
                     waiters.expire(now: .now)
                 }
             }
-            await dispatchReplies()
+            await readerStopped()
             group.cancelAll()
         }
     }
 
-    private func dispatchReplies() async {
-        for await message in reader.messages {
-            let correlationId = message.header(MessageHeaders.correlationId)
-            guard let drop = waiters.deliver(message, correlationId: correlationId) else { continue }
-            statistics.count(drop)
-            MessagingMetrics.repliesDropped(drop.rawValue).increment()
-            logger.debug(
-                "reply dropped",
-                [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
-        }
+    /// Hands a reply to its waiting request, on the reader's poll thread; counts and logs what is dropped.
+    private static func dispatch(
+        _ message: KafkaMessage, to waiters: ReplyWaiters, statistics: Statistics, logger: Logger
+    ) {
+        let correlationId = message.header(MessageHeaders.correlationId)
+        guard let drop = waiters.deliver(message, correlationId: correlationId) else { return }
+        statistics.count(drop)
+        MessagingMetrics.repliesDropped(drop.rawValue).increment()
+        logger.debug(
+            "reply dropped",
+            [LogKeys.reason: .string(drop.rawValue), LogKeys.correlationId: .string(correlationId ?? "")])
+    }
+
+    /// Returns when the reader has stopped: after `shutdown()` once it is done, or at once (failing every waiting
+    /// request) when the reader stopped on its own.
+    private func readerStopped() async {
+        await reader.closed()
         guard closing.load(ordering: .acquiring) else {
             waiters.close()
             logger.error("reply reader stopped")

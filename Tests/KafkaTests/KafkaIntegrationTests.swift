@@ -47,13 +47,14 @@ struct KafkaIntegrationTests {
         let producer = try KafkaProducer.make(configuration: configuration, logger: testLogger)
         _ = try await producer.send(topic: topic, partition: 0, key: nil, value: "before".bytes, headers: [])
 
+        let (stream, delivered) = AsyncStream.makeStream(of: KafkaMessage.self)
         let reader = try KafkaPartitionReader.make(
-            configuration: configuration, topic: topic, partition: 0, logger: testLogger)
+            configuration: configuration, topic: topic, partition: 0, logger: testLogger
+        ) { delivered.yield($0) }
         try await reader.waitUntilReady(timeout: .seconds(10))
         #expect(reader.startOffset == 1)
         _ = try await producer.send(
             topic: topic, partition: 0, key: nil, value: "after".bytes, headers: [KafkaHeader("h", "v")])
-        let stream = reader.messages
         let message = await withDeadline(.seconds(10)) { () -> KafkaMessage? in
             for await message in stream { return message }
             return nil
