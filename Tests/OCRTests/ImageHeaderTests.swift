@@ -7,25 +7,21 @@ import Testing
 /// The header check that keeps undecodable photos away from OCR workers, on images ImageMagick encodes.
 struct ImageHeaderTests {
     /// The drawn 900×320 PNG re-encoded by ImageMagick as `format`.
-    private func encoded(_ format: String) throws -> [UInt8] {
-        let png = try TestImages.draw("STARBUCKS")
+    private func encoded(_ format: String) async throws -> [UInt8] {
+        let png = try await TestImages.draw("STARBUCKS")
         let dir = FileManager.default.temporaryDirectory
         let source = dir.appendingPathComponent("hdr-\(UUID().uuidString).png")
         let target = dir.appendingPathComponent("hdr-\(UUID().uuidString).\(format)")
         defer { [source, target].forEach { try? FileManager.default.removeItem(at: $0) } }
         try Data(png).write(to: source)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
-        process.arguments = [source.path, target.path]
-        try process.run()
-        process.waitUntilExit()
+        try await TestImages.convert([source.path, target.path])
         return Array(try Data(contentsOf: target))
     }
 
     @Test(arguments: [("png", ImageHeader.Format.png), ("jpg", .jpeg), ("webp", .webp)])
-    func readsFormatAndSizeOfRealImages(_ suffix: String, _ format: ImageHeader.Format) throws {
-        let header = try #require(ImageHeader.parse(try encoded(suffix)))
-        #expect(header == ImageHeader.parse(try encoded(suffix)))
+    func readsFormatAndSizeOfRealImages(_ suffix: String, _ format: ImageHeader.Format) async throws {
+        let header = try #require(ImageHeader.parse(try await encoded(suffix)))
+        #expect(header == ImageHeader.parse(try await encoded(suffix)))
         #expect(header.format == format)
         #expect(header.width == 900 && header.height == 320)
         #expect(header.isDecodableByOCR)

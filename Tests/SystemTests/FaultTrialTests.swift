@@ -207,7 +207,7 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let photo = try TestImages.draw("STARBUCKS")
+            let photo = try await TestImages.draw("STARBUCKS")
             let warm = try await SystemClient.identify(gateway, hint: nil, image: photo)
             #expect(warm.status == 200)
 

@@ -46,7 +46,7 @@ extension SystemTests {
             let gateway = try await GatewayProcess.start(instance: "test-big-\(UInt16.random(in: 0...9999))")
             defer { gateway.process.kill() }
             let started = ContinuousClock.now
-            let reply = try RawHTTP.exchange(
+            let reply = try await RawHTTP.exchange(
                 port: gateway.port,
                 request: "POST /v1/identify HTTP/1.1\r\nHost: x\r\nX-Device-Id: big\r\n"
                     + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 9000000\r\n\r\n--b\r\n")
@@ -78,7 +78,11 @@ extension SystemTests {
 
 /// One request over a raw socket; returns what the server sent back (headers and body) before closing or 3 s.
 enum RawHTTP {
-    static func exchange(port: Int, request: String) throws -> String {
+    static func exchange(port: Int, request: String) async throws -> String {
+        try await offPool { try blockingExchange(port: port, request: request) }
+    }
+
+    private static func blockingExchange(port: Int, request: String) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket") }
         defer { close(fd) }

@@ -118,7 +118,7 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let image = try TestImages.draw("STARBUCKS")
+            let image = try await TestImages.draw("STARBUCKS")
             let response = try await SystemClient.identify(gateway, hint: nil, image: image)
             #expect(response.status == 200)
             let body = try Self.decode(response)
@@ -179,7 +179,7 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let response = try await SystemClient.identify(gateway, hint: nil, image: try TestImages.draw("TARGET"))
+            let response = try await SystemClient.identify(gateway, hint: nil, image: try await TestImages.draw("TARGET"))
             #expect(response.status == 200)
             let body = try Self.decode(response)
             #expect(body.identification.modelUsed == "ocr:tesseract")

@@ -368,19 +368,10 @@ extension SystemTests {
             defer { gateway.process.kill() }
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("scripts/lib/mcp_sdk_client.py")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-            process.arguments = [script.path, gateway.baseURL + "/mcp", "Starbucks"]
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let output = out.fileHandleForReading.readDataToEndOfFile()
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(errors.suffix(2000))")
-            let seen = SystemClient.jsonObject(Array(output))
+            let run = try await ChildProcess.run(
+                try #require(Self.python), [script.path, gateway.baseURL + "/mcp", "Starbucks"])
+            #expect(run.status == 0, "\(String(decoding: run.errors, as: UTF8.self).suffix(2000))")
+            let seen = SystemClient.jsonObject(run.output)
             #expect(seen["server"] as? String == "mapvest" && seen["isError"] as? Bool == false)
             #expect(seen["tools"] as? [String] == ["search_intent", "rating", "brand_lookup", "ask_lattice_animals"])
             let text = SystemClient.jsonObject(Array(((seen["text"] as? String) ?? "").utf8))

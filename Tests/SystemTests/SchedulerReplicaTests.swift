@@ -122,7 +122,7 @@ extension SystemTests {
                         let holder = replicas.first(where: { owner.hasSuffix("-\($0.process.processIdentifier)") })
                     {
                         holder.kill(signal: SIGKILL)
-                        holder.process.waitUntilExit()
+                        await ChildProcess.waitForExit(holder.process)
                         return holder
                     }
                     try await Task.sleep(for: .milliseconds(50))

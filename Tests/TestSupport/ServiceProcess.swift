@@ -84,7 +84,7 @@ public final class ServiceProcess: @unchecked Sendable {
         kill(signal: SIGTERM)
         for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(signal: SIGKILL) }
-        process.waitUntilExit()
+        await ChildProcess.waitForExit(process)
         return process.terminationStatus
     }
 
