@@ -179,7 +179,8 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let response = try await SystemClient.identify(gateway, hint: nil, image: try await TestImages.draw("TARGET"))
+            let response = try await SystemClient.identify(
+                gateway, hint: nil, image: try await TestImages.draw("TARGET"))
             #expect(response.status == 200)
             let body = try Self.decode(response)
             #expect(body.identification.modelUsed == "ocr:tesseract")

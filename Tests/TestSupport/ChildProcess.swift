@@ -19,7 +19,8 @@ public enum ChildProcess {
             process.arguments = arguments
             let out = Pipe()
             // Stderr goes to a file, so a chatty child never blocks on a second full pipe while stdout is read.
-            let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).err")
+            let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "child-\(UUID().uuidString).err")
             guard FileManager.default.createFile(atPath: errorsFile.path, contents: nil) else {
                 throw RawError(description: "cannot create \(errorsFile.path)")
             }

@@ -19,7 +19,8 @@ public enum TestImages {
     public static func convert(_ arguments: [String]) async throws {
         let result = try await ChildProcess.run("/usr/bin/convert", arguments)
         guard result.status == 0 else {
-            throw RawError(description: "convert exited \(result.status): \(String(decoding: result.errors, as: UTF8.self))")
+            throw RawError(
+                description: "convert exited \(result.status): \(String(decoding: result.errors, as: UTF8.self))")
         }
     }
 }
