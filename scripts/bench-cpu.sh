@@ -7,6 +7,8 @@
 #     (scripts/lib/cpu.sh) of gateway, Identify, dev broker, Redis and the load generator for:
 #     POST /v1/resolve-comparable with LoadGen at each of CPU_RATES ("1000 2000") and with wrk -c64 (closed loop),
 #     GET /v1/health with wrk (the gateway alone), POST /v1/identify (undecodable photo + hint) at IDENTIFY_RATE (300).
+#     Context switches per request of each process too; CPU_THREADS=1 breaks them down by thread name (libmicrohttpd's,
+#     librdkafka's, our poll threads, the cooperative pool), to show which hop wakes whom.
 #   scripts/bench-cpu.sh --callgrind [requests (default 2000)] [rate (default 100)]
 #     runs the gateway and Identify under `valgrind --tool=callgrind` (instrumentation switched on after the
 #     warm-up, so start-up is not counted), sends that many resolve-comparable requests at that rate, and prints

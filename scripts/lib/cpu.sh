@@ -20,6 +20,16 @@ cpu_switches() {
   cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
 
+# cpu_thread_switches PID: "thread-name switches" per line, summed over PID's threads of the same name (numbered
+# names such as `kafka-reader-0` keep their numbers).
+cpu_thread_switches() {
+  local task
+  for task in /proc/"$1"/task/*; do
+    printf '%s ' "$(tr ' ' '_' <"$task/comm" 2>/dev/null)"
+    awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' "$task/status" 2>/dev/null
+  done | awk '{ n[$1] += $2 } END { for (t in n) print t, n[t] }'
+}
+
 # cpu_answered OUTPUT: requests that got an HTTP answer (any status; LoadGen's -1 is none) in a LoadGen line, or
 # wrk's request count.
 cpu_answered() {
@@ -42,6 +52,7 @@ cpu_measure() {
   for entry in $processes; do
     before[$entry]=$(cpu_ticks "${entry#*=}")
     switches[$entry]=$(cpu_switches "${entry#*=}")
+    [ -n "${CPU_THREADS:-}" ] && cpu_thread_switches "${entry#*=}" >"/tmp/cpu-threads.$$.${entry%%=*}"
   done
   local timefile TIMEFORMAT='%U %S'
   timefile=$(mktemp)
@@ -70,6 +81,18 @@ cpu_measure() {
   CPU_OURS_US=$ours
   echo "== CPU-µs per request, $label ($answered answered): $line · sum $CPU_SUM_US"
   echo "== context switches per request, $label: ${wakes% · }"
+  if [ -n "${CPU_THREADS:-}" ]; then
+    for entry in $processes; do
+      name=${entry%%=*}
+      # Threads that came and went during the step are not counted (only threads alive at both ends).
+      cpu_thread_switches "${entry#*=}" | awk -v n="$answered" -v who="$name" '
+        NR == FNR { before[$1] = $2; next }
+        ($1 in before) { d = ($2 - before[$1]) / n; if (d >= 0.05) printf "%s %.2f\n", $1, d }' \
+        "/tmp/cpu-threads.$$.$name" - | sort -k2 -rn | head -8 | awk -v who="$name" '
+        { line = line sep $1 " " $2; sep = " · " } END { if (line != "") print "==   " who " threads: " line }'
+      rm -f "/tmp/cpu-threads.$$.$name"
+    done
+  fi
   awk -v c="$cores" -v all="$CPU_SUM_US" -v box="$sum" -v ours="$ours" 'BEGIN {
     printf "== ceiling on %d cores: %.0f/s with everything above on the box · %.0f/s without the load generator", c, c * 1e6 / all, c * 1e6 / box
     if (ours > 0) printf " · %.0f/s for our services alone (broker, Redis and load generator elsewhere)", c * 1e6 / ours
