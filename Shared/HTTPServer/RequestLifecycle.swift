@@ -91,7 +91,7 @@ package struct RequestLifecycle: Sendable {
         self.smallBodyLimit = smallBodyLimit
     }
 
-    /// True while a task owns the request (suspended in `head()` or `handle()`): a call then may carry its outcome.
+    /// True while a task owns the request (in `head()`, `handle()` or both): a call then may carry its outcome.
     package var awaitsOutcome: Bool { phase == .deciding || phase == .handling || phase == .decidingAndHandling }
 
     /// The first call: the head is known. `targetProblem` is `RequestHeadCheck`'s verdict on the raw target;

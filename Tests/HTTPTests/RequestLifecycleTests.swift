@@ -278,9 +278,9 @@ struct RequestLifecycleTests {
 
     @Test func aRefusalAfterTheSmallBodyClosesTheConnectionLikeARefusalBeforeIt() {
         var (lifecycle, read) = readSmall(["abc"])
-        guard let request = read else { return }
-        let refusal = RequestLifecycle.admit(request, by: .respond(.error(429, "slow down")))
-        guard case .failure(let answer) = refusal else {
+        guard let request = read,
+            let answer = RequestLifecycle.admit(request, by: .respond(.error(429, "slow down"))).refusal
+        else {
             Issue.record("head()'s own answer refuses the request")
             return
         }
@@ -294,31 +294,17 @@ struct RequestLifecycleTests {
     @Test func theDecisionsLimitIsCheckedAgainstTheBodyReadFirst() {
         let request = HTTPRequest(head: head(contentLength: 6), body: Array("abcdef".utf8))
         let tooLarge = HTTPResponse.error(413, "photo too large")
-        guard
-            case .failure(let over) = RequestLifecycle.admit(
-                request, by: .readBody(limit: 5, tooLarge: tooLarge, state: "s"))
-        else {
-            Issue.record("a body over the decision's limit is its tooLarge answer")
-            return
+        func admit(limit: Int) -> Result<HTTPRequest, HTTPResponse> {
+            RequestLifecycle.admit(request, by: .readBody(limit: limit, tooLarge: tooLarge, state: "route-state"))
         }
-        #expect(over.status == 413)
-        #expect(over.body == tooLarge.body)
-
-        guard
-            case .success(let exact) = RequestLifecycle.admit(
-                request, by: .readBody(limit: 6, tooLarge: tooLarge, state: "route-state"))
-        else {
-            Issue.record("a body of exactly the limit is handled")
-            return
-        }
-        #expect(exact.body == request.body)
-        #expect(exact.state as? String == "route-state")
-
-        guard case .failure = RequestLifecycle.admit(request, by: .readBody(limit: -1, tooLarge: tooLarge, state: nil))
-        else {
-            Issue.record("a negative limit admits no body")
-            return
-        }
+        let over = admit(limit: 5).refusal
+        #expect(over?.status == 413)
+        #expect(over?.body == tooLarge.body)
+        // A body of exactly the limit is handled, with the decision's state.
+        let exact = try? admit(limit: 6).get()
+        #expect(exact?.body == request.body)
+        #expect(exact?.state as? String == "route-state")
+        #expect(admit(limit: -1).refusal?.status == 413)
     }
 
     @Test func aTooLargeAnswerAfterTheSmallBodyClosesAndAStrayDecisionIsA500() {
@@ -407,5 +393,13 @@ extension RequestLifecycle.Action {
     var aborted: RequestLifecycle.Abort? {
         guard case .abort(let reason) = self else { return nil }
         return reason
+    }
+}
+
+extension Result<HTTPRequest, HTTPResponse> {
+    /// The answer of a refused request, nil when admitted.
+    var refusal: HTTPResponse? {
+        guard case .failure(let response) = self else { return nil }
+        return response
     }
 }
