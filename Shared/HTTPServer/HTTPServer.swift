@@ -31,7 +31,7 @@ public final class HTTPServer: Service {
         self.logger = logger.with([LogKeys.httpServer: .string(configuration.name)])
         self.core = ServerCore(
             handler: handler, logger: self.logger, metrics: metrics,
-            oversizeDiscardLimit: configuration.oversizeDiscardLimit)
+            oversizeDiscardLimit: configuration.oversizeDiscardLimit, smallBodyLimit: configuration.smallBodyLimit)
         (stoppedStream, stoppedContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 

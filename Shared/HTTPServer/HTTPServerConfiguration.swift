@@ -20,12 +20,17 @@ public struct HTTPServerConfiguration: Sendable {
     var oversizeDiscardLimit: Int
     /// Per-connection memory for headers and read buffers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). Default 64 KiB.
     var connectionMemoryLimit: Int
+    /// A body with a declared `Content-Length` of at most this many bytes (and no `Expect: 100-continue`) is read
+    /// before `HTTPHandler.head(_:)` runs, so that `head(_:)` and `handle(_:)` run in one task: one suspend/resume
+    /// of the connection instead of two. Larger, chunked and `100-continue` bodies are decided before they are
+    /// read. 0 turns this off. Default 16 KiB (the JSON routes' bodies are far smaller).
+    var smallBodyLimit: Int
 
     public init(
         host: String = "0.0.0.0", port: Int = 0, threads: Int = 2, connectionLimit: Int = 4096,
         connectionTimeout: Duration = .seconds(30), name: String = "http",
         shutdownGracePeriod: Duration = .seconds(10), oversizeDiscardLimit: Int = 16 << 20,
-        connectionMemoryLimit: Int = 64 << 10
+        connectionMemoryLimit: Int = 64 << 10, smallBodyLimit: Int = 16 << 10
     ) {
         self.host = host
         self.port = port
@@ -36,6 +41,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.oversizeDiscardLimit = oversizeDiscardLimit
         self.connectionMemoryLimit = connectionMemoryLimit
+        self.smallBodyLimit = smallBodyLimit
     }
 }
 

@@ -1,8 +1,10 @@
 /// One request's phases, as libmicrohttpd drives them through the access handler, as a pure state machine:
 /// head received → head check (400) → decide in `head()` while the body is unread (suspended) → read the body up to
 /// its limit (413 from `Content-Length` at once; a chunked body past the limit is read and dropped up to the discard
-/// limit, then the connection is closed unanswered) → `handle()` (suspended) → answered. A request without a body is
-/// offered to `immediate(_:)` first. Each event returns the action `ServerCore` performs (the C calls, the tasks);
+/// limit, then the connection is closed unanswered) → `handle()` (suspended) → answered. A small declared body
+/// (`Content-Length` up to `smallBodyLimit`, no `Expect: 100-continue`) is read first instead, and one task then runs
+/// `head()`, the limit check and `handle()`: one suspension instead of two. A request without a body is offered to
+/// `immediate(_:)` first. Each event returns the action `ServerCore` performs (the C calls, the tasks);
 /// unit-tested without a socket, like Kafka's `ConsumerLifecycle`.
 ///
 /// Owned by one `RequestContext` and touched only by MHD's polling thread for that connection.
@@ -15,10 +17,14 @@ package struct RequestLifecycle: Sendable {
         /// Suspended in `head()`; the body is unread.
         case deciding
         case readingBody
+        /// A small declared body, read before `head()` has decided (bounded by `smallBodyLimit`).
+        case readingSmallBody
         /// A chunked body passed its limit: reading and dropping the rest.
         case discarding
         /// Suspended in `handle()`.
         case handling
+        /// Suspended in one task: `head()`, then (unless it answered or the body is over its limit) `handle()`.
+        case decidingAndHandling
         /// A response is queued (or the connection is being closed).
         case done
     }
@@ -37,6 +43,10 @@ package struct RequestLifecycle: Sendable {
         case headThenHandle(HTTPRequestHead)
         /// `handle()` with the complete request.
         case handle(HTTPRequest)
+        /// A request whose small body was read first: `head()`, then `admit(_:by:)`, then `handle()` unless refused.
+        /// A refusal comes back as `.decision(.respond(_))` (answered with `Connection: close`, like a refusal before
+        /// the body), `handle()`'s answer as `.response(_)`.
+        case decideThenHandle(HTTPRequest)
     }
 
     package enum Action: Sendable {
@@ -72,13 +82,17 @@ package struct RequestLifecycle: Sendable {
     private var state: (any Sendable)?
     /// After a chunked body passes its limit, at most this many more bytes are dropped before aborting.
     private let discardLimit: Int
+    /// A declared body of at most this many bytes is read before `head()` (`HTTPServerConfiguration.smallBodyLimit`);
+    /// 0 decides every body before reading it.
+    private let smallBodyLimit: Int
 
-    package init(discardLimit: Int) {
+    package init(discardLimit: Int, smallBodyLimit: Int = 0) {
         self.discardLimit = discardLimit
+        self.smallBodyLimit = smallBodyLimit
     }
 
-    /// True while a task owns the request (suspended in `head()` or `handle()`): a call then may carry its outcome.
-    package var awaitsOutcome: Bool { phase == .deciding || phase == .handling }
+    /// True while a task owns the request (in `head()`, `handle()` or both): a call then may carry its outcome.
+    package var awaitsOutcome: Bool { phase == .deciding || phase == .handling || phase == .decidingAndHandling }
 
     /// The first call: the head is known. `targetProblem` is `RequestHeadCheck`'s verdict on the raw target;
     /// `headersClean` is false when a header name or value was not valid UTF-8.
@@ -94,6 +108,14 @@ package struct RequestLifecycle: Sendable {
         let declaresBody = head.headers["Content-Length"] != nil && head.contentLength != 0
         guard chunked || declaresBody else {
             phase = .awaitingFinal
+            return .proceed
+        }
+        let expectsContinue = head.headers["Expect"].map { $0.lowercased().contains("100-continue") } ?? false
+        if !chunked && !expectsContinue, let length = head.contentLength, length > 0, length <= smallBodyLimit {
+            // Small enough to hold without a decision: read it now, decide and handle in one task afterwards.
+            limit = length
+            body.reserveCapacity(length)
+            phase = .readingSmallBody
             return .proceed
         }
         // Decide before MHD reads (or answers `Expect: 100-continue` for) any body byte.
@@ -149,6 +171,36 @@ package struct RequestLifecycle: Sendable {
             phase = .handling
             return .suspend(.handle(request))
 
+        case .readingSmallBody:
+            if !upload.isEmpty {
+                // MHD passes exactly the declared length; more would be a bug, never held.
+                let (total, overflow) = received.addingReportingOverflow(upload.count)
+                guard !overflow, total <= limit else {
+                    phase = .done
+                    body = []
+                    return .abort(.unexpected)
+                }
+                received = total
+                body.append(contentsOf: upload)
+                return .consume
+            }
+            guard let head else { return .abort(.unexpected) }
+            let request = HTTPRequest(head: head, body: body)
+            body = []
+            phase = .decidingAndHandling
+            return .suspend(.decideThenHandle(request))
+
+        case .decidingAndHandling:
+            guard let outcome else { return .proceed }
+            switch outcome {
+            case .response(let response):
+                return respond(response, close: false)
+            case .decision(.respond(let refusal)):
+                return respond(refusal, close: true)
+            case .decision(.readBody):
+                return respond(.error(500, "internal error"), close: true)
+            }
+
         case .discarding:
             if !upload.isEmpty {
                 let (total, overflow) = received.addingReportingOverflow(upload.count)
@@ -181,6 +233,20 @@ package struct RequestLifecycle: Sendable {
         if let response { return respond(response, close: false) }
         phase = .handling
         return .suspend(.headThenHandle(head))
+    }
+
+    /// What `head()`'s `decision` makes of a request whose body was read before it decided: its own answer, the
+    /// decision's `tooLarge` for a body over its limit, or the request to `handle()` with the decision's state.
+    package static func admit(_ request: HTTPRequest, by decision: HeadDecision) -> Result<HTTPRequest, HTTPResponse> {
+        switch decision {
+        case .respond(let response):
+            return .failure(response)
+        case .readBody(let limit, let tooLarge, let state):
+            guard request.body.count <= max(0, limit) else { return .failure(tooLarge) }
+            var admitted = request
+            admitted.state = state
+            return .success(admitted)
+        }
     }
 
     private mutating func respond(_ response: HTTPResponse, close: Bool) -> Action {

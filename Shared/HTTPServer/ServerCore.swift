@@ -23,11 +23,13 @@ final class RequestContext: @unchecked Sendable {
 
     let handoff = Mutex(Handoff())
 
-    init(rawURI: String, targetProblem: String?, connection: OpaquePointer, discardLimit: Int) {
+    init(
+        rawURI: String, targetProblem: String?, connection: OpaquePointer, discardLimit: Int, smallBodyLimit: Int
+    ) {
         self.rawURI = rawURI
         self.targetProblem = targetProblem
         self.connection = connection
-        self.lifecycle = RequestLifecycle(discardLimit: discardLimit)
+        self.lifecycle = RequestLifecycle(discardLimit: discardLimit, smallBodyLimit: smallBodyLimit)
     }
 
     func takeOutcome() -> RequestLifecycle.Outcome? {
@@ -44,6 +46,8 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let logger: Logger
     let oversizeDiscardLimit: Int
+    /// `HTTPServerConfiguration.smallBodyLimit`.
+    let smallBodyLimit: Int
     /// Requests between the URI callback and completion.
     let activeRequests = Atomic<Int>(0)
     /// Requests seen since start (the drain waits until this stops moving).
@@ -62,10 +66,14 @@ final class ServerCore: Sendable {
     private let statusCounters: [Counter]
     private let duration: Histogram
 
-    init(handler: any HTTPHandler, logger: Logger, metrics: MetricsRegistry, oversizeDiscardLimit: Int) {
+    init(
+        handler: any HTTPHandler, logger: Logger, metrics: MetricsRegistry, oversizeDiscardLimit: Int,
+        smallBodyLimit: Int
+    ) {
         self.handler = handler
         self.logger = logger
         self.oversizeDiscardLimit = oversizeDiscardLimit
+        self.smallBodyLimit = smallBodyLimit
         let help = "HTTP responses sent, by status class."
         self.statusCounters = ["2xx", "3xx", "4xx", "5xx"].map {
             metrics.counter("http_requests_total", help: help, labels: ["status_class": $0])
@@ -176,6 +184,13 @@ final class ServerCore: Sendable {
                 }
             case .handle(let request):
                 outcome = .response(await handler.handle(request))
+            case .decideThenHandle(let request):
+                switch RequestLifecycle.admit(request, by: await handler.head(request.head)) {
+                case .success(let admitted):
+                    outcome = .response(await handler.handle(admitted))
+                case .failure(let refusal):
+                    outcome = .decision(.respond(refusal))
+                }
             }
             self.complete(ctx, outcome)
         }
@@ -337,7 +352,8 @@ let uriLogCallback: mapvest_mhd_uri_log_callback = { cls, uri, connection in
         }
     }
     let ctx = RequestContext(
-        rawURI: rawURI, targetProblem: problem, connection: connection, discardLimit: core.oversizeDiscardLimit)
+        rawURI: rawURI, targetProblem: problem, connection: connection, discardLimit: core.oversizeDiscardLimit,
+        smallBodyLimit: core.smallBodyLimit)
     core.activeRequests.add(1, ordering: .relaxed)
     core.requestsStarted.add(1, ordering: .relaxed)
     return Unmanaged.passRetained(ctx).toOpaque()

@@ -128,6 +128,44 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func aSmallBodyReadBeforeHeadGetsTheSameAnswers() async throws {
+        let handler = TestHandler(
+            decide: { head in
+                guard head.headers["Authorization"] != nil else { return .respond(.error(401, "unauthorized")) }
+                return .readBody(limit: 5, tooLarge: .error(413, "body too large"), state: "admitted")
+            },
+            respond: { request in
+                .text(200, "\(String(decoding: request.body, as: UTF8.self)) \(request.state as? String ?? "-")")
+            })
+        try await withServer(handler) { server in
+            let connection = try await RawConnection.connect(port: server.port)
+            defer { connection.close() }
+            // The head and the body in separate writes, the body in two: read first, then one task.
+            try await connection.send("POST /s HTTP/1.1\r\nHost: x\r\nAuthorization: a\r\nContent-Length: 5\r\n\r\n")
+            try await connection.send("hel")
+            try await connection.send("lo")
+            let exact = try await connection.readResponse()
+            #expect(exact.status == 200 && exact.bodyText == "hello admitted")
+            #expect(exact.header("Connection")?.lowercased() != "close")
+
+            try await connection.send(
+                "POST /s HTTP/1.1\r\nHost: x\r\nAuthorization: a\r\nContent-Length: 6\r\n\r\nhello!")
+            let tooLarge = try await connection.readResponse()
+            #expect(tooLarge.status == 413 && tooLarge.bodyText == #"{"error":"body too large"}"#)
+            #expect(tooLarge.header("Connection")?.lowercased() == "close")
+            #expect(try await connection.waitForClose())
+
+            let anonymous = try await RawConnection.connect(port: server.port)
+            defer { anonymous.close() }
+            try await anonymous.send("POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+            let refused = try await anonymous.readResponse()
+            #expect(refused.status == 401 && refused.bodyText == #"{"error":"unauthorized"}"#)
+            #expect(refused.header("Connection")?.lowercased() == "close")
+            #expect(try await anonymous.waitForClose())
+            #expect(handler.stats.handled.load(ordering: .relaxed) == 1)
+        }
+    }
+
     @Test func expectContinueGetsInterimResponse() async throws {
         let handler = TestHandler { request in .text(200, String(decoding: request.body, as: UTF8.self)) }
         try await withServer(handler) { server in

@@ -189,6 +189,150 @@ struct RequestLifecycleTests {
         #expect(fresh.headersArrived(head("GET"), targetProblem: nil, headersClean: true).aborted == .unexpected)
     }
 
+    // MARK: A small declared body: read first, then one task for head() and handle()
+
+    static let smallBodyLimit = 16
+
+    /// A lifecycle whose head declares `Content-Length: length` (plus `headers`), with the small-body path on.
+    func small(length: Int, headers: HTTPHeaders = [:]) -> (RequestLifecycle, RequestLifecycle.Action) {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit, smallBodyLimit: Self.smallBodyLimit)
+        var all = headers
+        all.add("Content-Length", String(length))
+        let action = lifecycle.headersArrived(
+            head(headers: all, contentLength: length), targetProblem: nil, headersClean: true)
+        return (lifecycle, action)
+    }
+
+    /// The request `.decideThenHandle` carries after `parts` arrived in that many upload calls and the final call.
+    func readSmall(_ parts: [String]) -> (RequestLifecycle, HTTPRequest?) {
+        var (lifecycle, action) = small(length: parts.reduce(0) { $0 + $1.utf8.count })
+        #expect(action.kind == .proceed)
+        #expect(lifecycle.phase == .readingSmallBody)
+        #expect(!lifecycle.awaitsOutcome)
+        for part in parts { #expect(lifecycle.call(upload: Array(part.utf8), outcome: nil).kind == .consume) }
+        guard case .suspend(.decideThenHandle(let request)) = lifecycle.call(upload: [UInt8](), outcome: nil) else {
+            Issue.record("the final call of a small body must suspend once for head() and handle()")
+            return (lifecycle, nil)
+        }
+        #expect(lifecycle.phase == .decidingAndHandling)
+        #expect(lifecycle.awaitsOutcome)
+        #expect(lifecycle.body.isEmpty)
+        return (lifecycle, request)
+    }
+
+    @Test func aSmallDeclaredBodyArrivingInSeveralCallsIsReadBeforeOneSuspension() {
+        var (lifecycle, read) = readSmall(["ab", "cde", "f"])
+        guard let request = read else { return }
+        #expect(request.body == Array("abcdef".utf8))
+        #expect(request.state == nil)
+        #expect(lifecycle.received == 6)
+        // A spurious call before the task resumes the connection changes nothing.
+        #expect(lifecycle.call(upload: [UInt8](), outcome: nil).kind == .proceed)
+        #expect(lifecycle.phase == .decidingAndHandling)
+        let done = lifecycle.call(upload: [UInt8](), outcome: .response(.text(201, "made")))
+        #expect(done.response?.status == 201)
+        #expect(done.closes == false)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func theSmallBodyLimitItselfIsReadFirstAndOneByteMoreIsDecidedFirst() {
+        let (atLimit, first) = small(length: Self.smallBodyLimit)
+        #expect(first.kind == .proceed)
+        #expect(atLimit.phase == .readingSmallBody)
+        let (overLimit, decide) = small(length: Self.smallBodyLimit + 1)
+        #expect(decide.suspended == .decide)
+        #expect(overLimit.phase == .deciding)
+    }
+
+    @Test func expectContinueChunkedUnknownOrZeroLengthKeepTheirPaths() {
+        let (continued, decide) = small(length: 5, headers: ["Expect": "100-Continue"])
+        #expect(decide.suspended == .decide)
+        #expect(continued.phase == .deciding)
+
+        let (chunked, chunkedDecide) = small(length: 5, headers: ["Transfer-Encoding": "chunked"])
+        #expect(chunkedDecide.suspended == .decide)
+        #expect(chunked.phase == .deciding)
+
+        var unknown = RequestLifecycle(discardLimit: Self.discardLimit, smallBodyLimit: Self.smallBodyLimit)
+        let unparsed = unknown.headersArrived(
+            head(headers: ["Content-Length": "five"], contentLength: nil), targetProblem: nil, headersClean: true)
+        #expect(unparsed.suspended == .decide)
+
+        var (empty, none) = small(length: 0)
+        #expect(none.kind == .proceed)
+        #expect(empty.phase == .awaitingFinal)
+        guard case .tryImmediate = empty.call(upload: [UInt8](), outcome: nil) else {
+            Issue.record("a zero-length body is a body-less request")
+            return
+        }
+        #expect(empty.immediate(nil).suspended == .headThenHandle)
+    }
+
+    @Test func aBadHeadIsStillA400BeforeTheSmallBodyIsRead() {
+        var lifecycle = RequestLifecycle(discardLimit: Self.discardLimit, smallBodyLimit: Self.smallBodyLimit)
+        let action = lifecycle.headersArrived(
+            head(headers: ["Content-Length": "3"], contentLength: 3), targetProblem: "bad path", headersClean: true)
+        #expect(action.response?.status == 400)
+        #expect(action.closes == true)
+    }
+
+    @Test func aRefusalAfterTheSmallBodyClosesTheConnectionLikeARefusalBeforeIt() {
+        var (lifecycle, read) = readSmall(["abc"])
+        guard let request = read,
+            let answer = RequestLifecycle.admit(request, by: .respond(.error(429, "slow down"))).refusal
+        else {
+            Issue.record("head()'s own answer refuses the request")
+            return
+        }
+        let action = lifecycle.call(upload: [UInt8](), outcome: .decision(.respond(answer)))
+        #expect(action.response?.status == 429)
+        #expect(action.response.map { String(decoding: $0.body, as: UTF8.self) } == #"{"error":"slow down"}"#)
+        #expect(action.closes == true)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func theDecisionsLimitIsCheckedAgainstTheBodyReadFirst() {
+        let request = HTTPRequest(head: head(contentLength: 6), body: Array("abcdef".utf8))
+        let tooLarge = HTTPResponse.error(413, "photo too large")
+        func admit(limit: Int) -> Result<HTTPRequest, HTTPResponse> {
+            RequestLifecycle.admit(request, by: .readBody(limit: limit, tooLarge: tooLarge, state: "route-state"))
+        }
+        let over = admit(limit: 5).refusal
+        #expect(over?.status == 413)
+        #expect(over?.body == tooLarge.body)
+        // A body of exactly the limit is handled, with the decision's state.
+        let exact = try? admit(limit: 6).get()
+        #expect(exact?.body == request.body)
+        #expect(exact?.state as? String == "route-state")
+        #expect(admit(limit: -1).refusal?.status == 413)
+    }
+
+    @Test func aTooLargeAnswerAfterTheSmallBodyClosesAndAStrayDecisionIsA500() {
+        var (tooLarge, _) = readSmall(["abcdef"])
+        let answer = tooLarge.call(upload: [UInt8](), outcome: .decision(.respond(.error(413, "too large"))))
+        #expect(answer.response?.status == 413)
+        #expect(answer.closes == true)
+
+        var (confused, _) = readSmall(["x"])
+        let bug = confused.call(upload: [UInt8](), outcome: .decision(.accept()))
+        #expect(bug.response?.status == 500)
+        #expect(bug.closes == true)
+    }
+
+    @Test func aShutdownAnswerAfterTheSmallBodyIsSent() {
+        var (lifecycle, _) = readSmall(["ab"])
+        let action = lifecycle.call(upload: [UInt8](), outcome: .response(.error(503, "server shutting down")))
+        #expect(action.response?.status == 503)
+        #expect(lifecycle.phase == .done)
+    }
+
+    @Test func moreBytesThanTheDeclaredSmallLengthAbort() {
+        var (lifecycle, _) = small(length: 2)
+        #expect(lifecycle.call(upload: Array("abc".utf8), outcome: nil).aborted == .unexpected)
+        #expect(lifecycle.phase == .done)
+        #expect(lifecycle.body.isEmpty)
+    }
+
     @Test func responseFramingOwnsLengthAndConnectionAndDropsInvalidFields() {
         let response = HTTPResponse(
             status: 200,
@@ -213,7 +357,7 @@ struct RequestLifecycleTests {
 /// Compact views of an action for assertions.
 extension RequestLifecycle.Action {
     enum Kind: Equatable { case proceed, consume, tryImmediate, suspend, respond, abort }
-    enum WorkKind: Equatable { case decide, headThenHandle, handle }
+    enum WorkKind: Equatable { case decide, headThenHandle, handle, decideThenHandle }
 
     var kind: Kind {
         switch self {
@@ -232,6 +376,7 @@ extension RequestLifecycle.Action {
         case .decide: return .decide
         case .headThenHandle: return .headThenHandle
         case .handle: return .handle
+        case .decideThenHandle: return .decideThenHandle
         }
     }
 
@@ -248,5 +393,13 @@ extension RequestLifecycle.Action {
     var aborted: RequestLifecycle.Abort? {
         guard case .abort(let reason) = self else { return nil }
         return reason
+    }
+}
+
+extension Result<HTTPRequest, HTTPResponse> {
+    /// The answer of a refused request, nil when admitted.
+    var refusal: HTTPResponse? {
+        guard case .failure(let response) = self else { return nil }
+        return response
     }
 }
