@@ -14,7 +14,7 @@ enum StreamingJSONEncoder {
 
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let stream = JSONStream()
-        let root = stream.openSlot(key: nil)
+        let root = stream.openSlot(key: .root)
         try stream.value(value, slot: root, depth: 0)
         try stream.finish(root: root)
         return stream.out.bytes
@@ -25,6 +25,14 @@ enum StreamingJSONEncoder {
 /// array frame (its index on the stack and its id) or a value slot (its id and depth). At most one slot is open (a
 /// key or array position written, its value not yet started), always above the innermost frame.
 final class JSONStream {
+    /// Where a value sits in its parent, for coding paths: an array position, or a key already written to `out`
+    /// (its byte range, quotes included), so no `CodingKey` existential is copied per value.
+    enum PathKey {
+        case root
+        case index(Int)
+        case key(start: Int, end: Int)
+    }
+
     struct Frame {
         var id: Int
         /// The slot this container is the value of.
@@ -33,25 +41,26 @@ final class JSONStream {
         var count = 0
         /// Index in `keys` of this object's first key.
         var keysStart: Int
-        var key: (any CodingKey)?
+        var key: PathKey
     }
 
-    // Only this encode's handles touch the stream, one call at a time: no access can overlap.
+    // Only this encode's handles touch the stream, one call at a time: no access can overlap, so no dynamic
+    // exclusivity checks (they cost more than the writes they guard).
     @exclusivity(unchecked) var out = JSONOutput(capacity: 1024)
     @exclusivity(unchecked) private var frames: [Frame] = []
     /// Byte ranges in `out` of the keys of the open objects, for the duplicate check.
     @exclusivity(unchecked) private var keys: [(start: Int, end: Int)] = []
-    private var openSlotId = 0
-    private var openSlotKey: (any CodingKey)?
-    private var lastId = 0
-    private var failed = false
+    @exclusivity(unchecked) private var openSlotId = 0
+    @exclusivity(unchecked) private var openSlotKey = PathKey.root
+    @exclusivity(unchecked) private var lastId = 0
+    @exclusivity(unchecked) private var failed = false
 
     init() {
         frames.reserveCapacity(16)
         keys.reserveCapacity(64)
     }
 
-    func openSlot(key: (any CodingKey)?) -> Int {
+    func openSlot(key: PathKey) -> Int {
         lastId += 1
         openSlotId = lastId
         openSlotKey = key
@@ -122,24 +131,24 @@ final class JSONStream {
         frames[index].count += 1
     }
 
-    /// The next member's key and colon; a key already in the object fails the encode.
-    func key(_ key: some CodingKey, in index: Int, id: Int) throws {
+    /// The next member's key and colon; a key already in the object fails the encode. Returns the key's place.
+    @discardableResult
+    func key(_ name: String, in index: Int, id: Int) throws -> PathKey {
         try member(of: index, id: id)
-        let start = out.bytes.count
-        out.string(key.stringValue)
-        let end = out.bytes.count
-        let duplicate = out.bytes.withUnsafeBufferPointer { bytes in
-            keys[frames[index].keysStart...].contains { other in
-                other.end - other.start == end - start
-                    && bytes[other.start..<other.end].elementsEqual(bytes[start..<end])
-            }
+        let start = out.count
+        out.string(name)
+        let end = out.count
+        var k = frames[index].keysStart
+        while k < keys.count {
+            if out.same(keys[k].start..<keys[k].end, start..<end) { throw fail() }
+            k += 1
         }
-        guard !duplicate else { throw fail() }
         keys.append((start, end))
         out.append(0x3A)
+        return .key(start: start, end: end)
     }
 
-    func push(isObject: Bool, owner: Int, key: (any CodingKey)?) -> (index: Int, id: Int) {
+    func push(isObject: Bool, owner: Int, key: PathKey) -> (index: Int, id: Int) {
         lastId += 1
         openSlotId = 0
         out.append(isObject ? 0x7B : 0x5B)
@@ -158,17 +167,26 @@ final class JSONStream {
         while !frames.isEmpty { close() }
     }
 
-    /// The keys of the frames below `depth`, then `key`.
-    func codingPath(depth: Int, then key: (any CodingKey)? = nil) -> [any CodingKey] {
-        var path = frames.prefix(depth).compactMap(\.key)
-        if let key { path.append(key) }
-        return path
-    }
-
-    /// The key of `slot`'s value, while it is open or the frame at `depth` fills it.
-    func key(of slot: Int, depth: Int) -> (any CodingKey)? {
-        if openSlotId == slot { return openSlotKey }
-        return depth < frames.count && frames[depth].owner == slot ? frames[depth].key : nil
+    /// The keys of the open frames below `depth`, then `slot`'s own key while it is open or the frame at `depth`
+    /// fills it.
+    func codingPath(depth: Int, slot: Int? = nil) -> [any CodingKey] {
+        var places = frames.prefix(depth).map(\.key)
+        if let slot {
+            if openSlotId == slot {
+                places.append(openSlotKey)
+            } else if depth < frames.count, frames[depth].owner == slot {
+                places.append(frames[depth].key)
+            }
+        }
+        return places.compactMap { place -> (any CodingKey)? in
+            switch place {
+            case .root: nil
+            case .index(let i): IndexKey(i)
+            case .key(let start, let end):
+                // Read back from the output (cold: only custom `encode(to:)` code asks for paths).
+                (try? JSONDecoder().decode(String.self, from: Data(out.bytes(start..<end)))).map(NameKey.init)
+            }
+        }
     }
 
     private func close() {
@@ -188,6 +206,14 @@ final class JSONStream {
     }
 }
 
+/// Object keys in coding paths.
+struct NameKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
 /// Array positions in coding paths, as Foundation names them.
 struct IndexKey: CodingKey {
     let intValue: Int?
@@ -203,7 +229,7 @@ struct SlotEncoder: Encoder {
     let slot: Int
     let depth: Int
 
-    var codingPath: [any CodingKey] { stream.codingPath(depth: depth, then: stream.key(of: slot, depth: depth)) }
+    var codingPath: [any CodingKey] { stream.codingPath(depth: depth, slot: slot) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -230,17 +256,17 @@ struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { stream.codingPath(depth: index + 1) }
 
     mutating func encodeNil(forKey key: Key) throws {
-        try stream.key(key, in: index, id: id)
+        try stream.key(key.stringValue, in: index, id: id)
         stream.out.null()
     }
 
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try stream.key(key, in: index, id: id)
+        try stream.key(key.stringValue, in: index, id: id)
         stream.out.bool(value)
     }
 
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try stream.key(key, in: index, id: id)
+        try stream.key(key.stringValue, in: index, id: id)
         stream.out.string(value)
     }
 
@@ -258,8 +284,8 @@ struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try stream.key(key, in: index, id: id)
-        try stream.value(value, slot: stream.openSlot(key: key), depth: index + 1)
+        let place = try stream.key(key.stringValue, in: index, id: id)
+        try stream.value(value, slot: stream.openSlot(key: place), depth: index + 1)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -274,46 +300,32 @@ struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return ArrayContainer(stream: stream, index: frame.index, id: frame.id)
     }
 
-    mutating func superEncoder() -> any Encoder { superEncoder(at: SuperKey()) }
+    /// Foundation's key for it: `super`.
+    mutating func superEncoder() -> any Encoder { superEncoder(at: "super") }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(at: key) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(at: key.stringValue) }
 
-    private func superEncoder(at key: some CodingKey) -> any Encoder {
-        do {
-            try stream.key(key, in: index, id: id)
-        } catch {
+    private func superEncoder(at name: String) -> any Encoder {
+        guard let place = try? stream.key(name, in: index, id: id) else {
             return SlotEncoder(stream: stream, slot: -1, depth: index + 1)
         }
-        return SlotEncoder(stream: stream, slot: stream.openSlot(key: key), depth: index + 1)
+        return SlotEncoder(stream: stream, slot: stream.openSlot(key: place), depth: index + 1)
     }
 
     private func nested(_ key: Key, isObject: Bool) -> (index: Int, id: Int) {
-        do {
-            try stream.key(key, in: index, id: id)
-        } catch {
-            return (index + 1, -1)
-        }
-        return stream.push(isObject: isObject, owner: 0, key: key)
+        guard let place = try? stream.key(key.stringValue, in: index, id: id) else { return (index + 1, -1) }
+        return stream.push(isObject: isObject, owner: 0, key: place)
     }
 
     private func integer(_ value: some FixedWidthInteger, _ key: Key) throws {
-        try stream.key(key, in: index, id: id)
+        try stream.key(key.stringValue, in: index, id: id)
         stream.out.integer(value)
     }
 
     private func float(_ value: some BinaryFloatingPoint & CustomStringConvertible, _ key: Key) throws {
-        try stream.key(key, in: index, id: id)
+        try stream.key(key.stringValue, in: index, id: id)
         try stream.number(value)
     }
-}
-
-/// Foundation's key for `superEncoder()`.
-private struct SuperKey: CodingKey {
-    var stringValue: String { "super" }
-    var intValue: Int? { nil }
-    init() {}
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { nil }
 }
 
 /// A JSON array being written.
@@ -355,7 +367,7 @@ struct ArrayContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try stream.member(of: index, id: id)
-        let slot = stream.openSlot(key: IndexKey(stream.count(of: index, id: id) - 1))
+        let slot = stream.openSlot(key: .index(stream.count(of: index, id: id) - 1))
         try stream.value(value, slot: slot, depth: index + 1)
     }
 
@@ -372,22 +384,16 @@ struct ArrayContainer: UnkeyedEncodingContainer {
     }
 
     mutating func superEncoder() -> any Encoder {
-        do {
-            try stream.member(of: index, id: id)
-        } catch {
+        guard (try? stream.member(of: index, id: id)) != nil else {
             return SlotEncoder(stream: stream, slot: -1, depth: index + 1)
         }
-        let slot = stream.openSlot(key: IndexKey(stream.count(of: index, id: id) - 1))
+        let slot = stream.openSlot(key: .index(stream.count(of: index, id: id) - 1))
         return SlotEncoder(stream: stream, slot: slot, depth: index + 1)
     }
 
     private func nested(isObject: Bool) -> (index: Int, id: Int) {
-        do {
-            try stream.member(of: index, id: id)
-        } catch {
-            return (index + 1, -1)
-        }
-        return stream.push(isObject: isObject, owner: 0, key: IndexKey(stream.count(of: index, id: id) - 1))
+        guard (try? stream.member(of: index, id: id)) != nil else { return (index + 1, -1) }
+        return stream.push(isObject: isObject, owner: 0, key: .index(stream.count(of: index, id: id) - 1))
     }
 
     private func integer(_ value: some FixedWidthInteger) throws {
@@ -407,7 +413,7 @@ struct ValueContainer: SingleValueEncodingContainer {
     let slot: Int
     let depth: Int
 
-    var codingPath: [any CodingKey] { stream.codingPath(depth: depth, then: stream.key(of: slot, depth: depth)) }
+    var codingPath: [any CodingKey] { stream.codingPath(depth: depth, slot: slot) }
 
     mutating func encodeNil() throws {
         try stream.checkSlot(slot)

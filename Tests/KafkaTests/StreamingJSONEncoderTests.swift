@@ -95,6 +95,7 @@ private struct Containers: Encodable {
         try list.encodeNil()
         try list.encode(UInt16.max)
         var inner = list.nestedContainer(keyedBy: Key.self)
+        #expect(inner.codingPath.map(\.stringValue) == ["nested", "list", "Index 2"])
         try inner.encode("in", forKey: Key("s"))
         var innerList = list.nestedUnkeyedContainer()
         try innerList.encode(false)
@@ -186,6 +187,8 @@ struct StreamingJSONEncoderTests {
             try expectSameAsFoundation(s)
             try expectSameAsFoundation([s: s])
         }
+        // Past the initial 1 KB buffer, more than once.
+        try expectSameAsFoundation([String](repeating: "x\n" + String(repeating: "é\"", count: 300), count: 20))
     }
 
     @Test func integersAtTheirLimits() throws {
