@@ -88,7 +88,7 @@ final class JSONStream {
         }
     }
 
-    /// Consumes the open slot for a scalar about to be written.
+    /// Consumes the open slot for a scalar about to be written (after `member` none is open: a no-op).
     func fill() { openSlotId = 0 }
 
     /// A finite number into the open slot; non-finite ones throw as Foundation's `invalidValue`.
@@ -329,7 +329,7 @@ struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 }
 
 /// A JSON array being written.
-struct ArrayContainer: UnkeyedEncodingContainer {
+struct ArrayContainer: UnkeyedEncodingContainer, ScalarPlace {
     let stream: JSONStream
     let index: Int
     let id: Int
@@ -337,33 +337,7 @@ struct ArrayContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { stream.codingPath(depth: index + 1) }
     var count: Int { stream.count(of: index, id: id) }
 
-    mutating func encodeNil() throws {
-        try stream.member(of: index, id: id)
-        stream.out.null()
-    }
-
-    mutating func encode(_ value: Bool) throws {
-        try stream.member(of: index, id: id)
-        stream.out.bool(value)
-    }
-
-    mutating func encode(_ value: String) throws {
-        try stream.member(of: index, id: id)
-        stream.out.string(value)
-    }
-
-    mutating func encode(_ value: Double) throws { try float(value) }
-    mutating func encode(_ value: Float) throws { try float(value) }
-    mutating func encode(_ value: Int) throws { try integer(value) }
-    mutating func encode(_ value: Int8) throws { try integer(value) }
-    mutating func encode(_ value: Int16) throws { try integer(value) }
-    mutating func encode(_ value: Int32) throws { try integer(value) }
-    mutating func encode(_ value: Int64) throws { try integer(value) }
-    mutating func encode(_ value: UInt) throws { try integer(value) }
-    mutating func encode(_ value: UInt8) throws { try integer(value) }
-    mutating func encode(_ value: UInt16) throws { try integer(value) }
-    mutating func encode(_ value: UInt32) throws { try integer(value) }
-    mutating func encode(_ value: UInt64) throws { try integer(value) }
+    func prepare() throws { try stream.member(of: index, id: id) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try stream.member(of: index, id: id)
@@ -395,40 +369,45 @@ struct ArrayContainer: UnkeyedEncodingContainer {
         guard (try? stream.member(of: index, id: id)) != nil else { return (index + 1, -1) }
         return stream.push(isObject: isObject, owner: 0, key: .index(stream.count(of: index, id: id) - 1))
     }
-
-    private func integer(_ value: some FixedWidthInteger) throws {
-        try stream.member(of: index, id: id)
-        stream.out.integer(value)
-    }
-
-    private func float(_ value: some BinaryFloatingPoint & CustomStringConvertible) throws {
-        try stream.member(of: index, id: id)
-        try stream.number(value)
-    }
 }
 
 /// The one value of a slot.
-struct ValueContainer: SingleValueEncodingContainer {
+struct ValueContainer: SingleValueEncodingContainer, ScalarPlace {
     let stream: JSONStream
     let slot: Int
     let depth: Int
 
     var codingPath: [any CodingKey] { stream.codingPath(depth: depth, slot: slot) }
 
+    func prepare() throws { try stream.checkSlot(slot) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try stream.value(value, slot: slot, depth: depth)
+    }
+}
+
+/// The scalar writes an array and a single-value container share: each prepares its place (the array's next
+/// element, the slot's one value), then writes.
+protocol ScalarPlace {
+    var stream: JSONStream { get }
+    func prepare() throws
+}
+
+extension ScalarPlace {
     mutating func encodeNil() throws {
-        try stream.checkSlot(slot)
+        try prepare()
         stream.fill()
         stream.out.null()
     }
 
     mutating func encode(_ value: Bool) throws {
-        try stream.checkSlot(slot)
+        try prepare()
         stream.fill()
         stream.out.bool(value)
     }
 
     mutating func encode(_ value: String) throws {
-        try stream.checkSlot(slot)
+        try prepare()
         stream.fill()
         stream.out.string(value)
     }
@@ -446,18 +425,14 @@ struct ValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { try integer(value) }
     mutating func encode(_ value: UInt64) throws { try integer(value) }
 
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        try stream.value(value, slot: slot, depth: depth)
-    }
-
     private func integer(_ value: some FixedWidthInteger) throws {
-        try stream.checkSlot(slot)
+        try prepare()
         stream.fill()
         stream.out.integer(value)
     }
 
     private func float(_ value: some BinaryFloatingPoint & CustomStringConvertible) throws {
-        try stream.checkSlot(slot)
+        try prepare()
         try stream.number(value)
     }
 }
