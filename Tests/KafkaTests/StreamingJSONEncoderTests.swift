@@ -294,6 +294,12 @@ struct StreamingJSONEncoderTests {
             #expect(CanonicalJSON.of(wire) == CanonicalJSON.of(try foundation(value)), "\(text(wire))")
         }
         #expect(throws: EncodingError.self) { try WireJSON.encode(Nothing()) }
+        // 128-bit integers: the standard library's default container methods throw, Foundation writes them.
+        #expect(throws: EncodingError.self) { try StreamingJSONEncoder.encode([Int128.max]) }
+        let wide: [String: [Int128]] = ["i": [.min, .max]]
+        #expect(CanonicalJSON.of(try WireJSON.encode(wide)) == CanonicalJSON.of(try foundation(wide)))
+        #expect(try WireJSON.encode([UInt128.max]) == (try foundation([UInt128.max])))
+        try expectSameAsFoundation(Float16(0.1))
         #expect(text(try WireJSON.encode(Data([1, 2, 3]))) == #""AQID""#)
         #expect(text(try WireJSON.encode(Interleaved())).contains(#""a":{"c":2}"#))
     }
