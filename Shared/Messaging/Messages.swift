@@ -1,5 +1,4 @@
 import Contracts
-import FoundationEssentials
 import Kafka
 import Runtime
 
