@@ -1,5 +1,4 @@
 import Contracts
-import FoundationEssentials
 import HTTPServer
 import Messaging
 import Runtime
@@ -14,8 +13,8 @@ struct ServiceCaller: Sendable {
     func call<Command: Encodable>(
         _ service: ServiceName, _ name: String, key: String?, command: Command, budget: Duration, requestId: String
     ) async -> HTTPResponse {
-        guard let body = try? JSONEncoder().encode(command) else { return .error(500, "internal error") }
-        let outgoing = OutgoingCommand(service: service, name: name, key: key, body: Array(body), requestId: requestId)
+        guard let body = try? WireJSON.encode(command) else { return .error(500, "internal error") }
+        let outgoing = OutgoingCommand(service: service, name: name, key: key, body: body, requestId: requestId)
         do {
             let reply = try await client.request(outgoing, budget: budget)
             return HTTPResponse(

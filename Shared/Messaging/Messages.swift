@@ -1,5 +1,4 @@
 import Contracts
-import FoundationEssentials
 import Kafka
 import Runtime
 
@@ -27,12 +26,10 @@ public struct Reply: Sendable {
         return copy
     }
 
-    /// `value` encoded as JSON; an encoding failure becomes a 500 `{"error":"internal error"}`.
+    /// `value` encoded as JSON (`WireJSON`); an encoding failure becomes a 500 `{"error":"internal error"}`.
     public static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> Reply {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return .error(500, "internal error") }
-        return Reply(status: status, body: Array(data), headers: headers)
+        guard let body = try? WireJSON.encode(value) else { return .error(500, "internal error") }
+        return Reply(status: status, body: body, headers: headers)
     }
 
     /// The flat error shape `{"error":"<message>"}`.

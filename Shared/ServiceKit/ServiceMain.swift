@@ -29,8 +29,8 @@ public struct ServiceContext: Sendable {
         let event = CloudEvent(
             id: UUID().uuidString.lowercased(), source: "/mapvest/\(name.lowercased())", type: type,
             time: Timestamp.iso8601(Date()), schemaVersion: schemaVersion, subject: subject, data: data)
-        let bytes = try JSONEncoder().encode(event)
-        try await publisher.deliver(topic: Topics.events, key: key, value: Array(bytes), until: deadline)
+        let bytes = try WireJSON.encode(event)
+        try await publisher.deliver(topic: Topics.events, key: key, value: bytes, until: deadline)
     }
 }
 
