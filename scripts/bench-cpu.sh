@@ -7,7 +7,8 @@
 #     (scripts/lib/cpu.sh) of gateway, Identify, dev broker, Redis and the load generator for:
 #     POST /v1/resolve-comparable with LoadGen at each of CPU_RATES ("1000 2000") and with wrk -c64 (closed loop),
 #     GET /v1/health with wrk (the gateway alone), POST /v1/identify (undecodable photo + hint) at IDENTIFY_RATE (300).
-#     Context switches per request of each process too; CPU_THREADS=1 breaks them down by thread name (libmicrohttpd's,
+#     CPU_AGING_ROUNDS=N then adds N rounds of 1,800/s traffic, each followed by 1,000/s again (the dev broker's
+#     log grows; see docs/BENCHMARKS.md). Context switches per request of each process too; CPU_THREADS=1 breaks them down by thread name (libmicrohttpd's,
 #     librdkafka's, our poll threads, the cooperative pool), to show which hop wakes whom.
 #   scripts/bench-cpu.sh --callgrind [requests (default 2000)] [rate (default 100)]
 #     runs the gateway and Identify under `valgrind --tool=callgrind` (instrumentation switched on after the
@@ -114,6 +115,14 @@ echo "== idle ${line% · }"
 for rate in $CPU_RATES; do
   cpu_measure "$PROCESSES" "resolve-comparable, LoadGen at ${rate}/s" comparable "$rate" "$DURATION" "  ${rate}/s"
   sleep 2
+done
+# The dev broker's log grows with every request, and librdkafka's mock walks it from the oldest message set to find
+# a fetch offset: each round of CPU_AGING_ROUNDS adds 1,800/s of traffic, then measures 1,000/s again.
+for round in $(seq 1 "${CPU_AGING_ROUNDS:-0}"); do
+  comparable 1800 "$DURATION" "  filler" >/dev/null
+  sleep 5
+  cpu_measure "$PROCESSES" "resolve-comparable, LoadGen at 1000/s, aging round $round" \
+    comparable 1000 "$DURATION" "  1000/s after round $round"
 done
 cpu_measure "$PROCESSES" "resolve-comparable, wrk -t1 -c64 (closed loop)" \
   wrk -t1 -c64 -d"${DURATION}s" --latency -s scripts/lib/wrk-resolve-comparable.lua "$URL/v1/resolve-comparable"
