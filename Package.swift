@@ -11,8 +11,9 @@ func cLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Shared/CLibs/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
-func shared(_ name: String, _ deps: [Target.Dependency]) -> Target {
-    .target(name: name, dependencies: deps, path: "Shared/\(name)", swiftSettings: swiftSettings)
+func shared(_ name: String, _ deps: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .target(
+        name: name, dependencies: deps, path: "Shared/\(name)", resources: resources, swiftSettings: swiftSettings)
 }
 
 /// A service's binary: `Services/<name>/`, minus the folders of the libraries that live beside it.
@@ -70,7 +71,7 @@ let package = Package(
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
         shared("ServiceKit", ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Redis", "Runtime", "Contracts"]),
-        shared("Finance", ["Contracts"]),
+        shared("Finance", ["Contracts"], resources: [.copy("Resources/brand-seed.json")]),
         shared("Jev", ["HTTPClient", "Runtime"]),
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
         shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
@@ -110,13 +111,13 @@ let package = Package(
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
                 "Runtime", "MCP", "Finance", "Kafka",
             ], libraries: ["MCPServer"]),
-        serviceLibrary("IdentifyDomain", in: "Identify", folder: "Domain", ["Finance", "Contracts", "Runtime"]),
+        serviceLibrary("IdentifyCore", in: "Identify", folder: "Core", ["Finance", "Contracts", "Runtime"]),
         service(
             "Identify",
             [
                 "ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa",
-                "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyDomain",
-            ], libraries: ["OCR", "Domain"]),
+                "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyCore",
+            ], libraries: ["OCR", "Core"]),
         service(
             "Nearby",
             [
@@ -198,7 +199,7 @@ let package = Package(
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
-        tests("IdentifyTests", ["IdentifyDomain", "Finance", "Contracts"]),
+        tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts"]),
         tests(
             "NearbyTests",
             [

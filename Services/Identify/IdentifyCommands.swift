@@ -1,6 +1,6 @@
 import Contracts
 import FoundationEssentials
-import IdentifyDomain
+import IdentifyCore
 import Kafka
 import Messaging
 import Runtime

@@ -1,6 +1,6 @@
 import Contracts
 import FoundationEssentials
-import IdentifyDomain
+import IdentifyCore
 import Messaging
 import OCR
 import Resolver

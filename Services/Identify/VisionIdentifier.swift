@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import IdentifyDomain
+import IdentifyCore
 import OpenRouter
 import Runtime
 

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Foundation
 
 /// One curated fact: the public listing behind a brand key (`brands.json`-shaped).
 public struct SeedEntry: Sendable, Hashable, Codable {
@@ -26,16 +22,45 @@ public struct SeedEntry: Sendable, Hashable, Codable {
     }
 }
 
-/// The project's curated brand seed (normalized brand key → listing), decoded once from `BrandSeedData`.
+/// The project's curated brand seed (normalized brand key → listing), decoded once from the `brand-seed.json`
+/// resource of this module (`Shared/Finance/Resources`).
+///
+/// The data: written by hand from public knowledge (listings and ownership as of early 2026). Keys are
+/// `BrandSeed.normalize`d; a brand's spelling variants are separate keys (aliases) that point at the same listing.
+/// Foreign companies use their US-tradable listing or ADR when one exists (`OTC` for unsponsored/OTC ADRs), else the
+/// home listing (`TSX`, `LSE`). `sector` is one of the 11 GICS sectors of the listed company. Brands of private
+/// companies are deliberately absent: not in the seed means "not known to be public" to the offline matcher. Edit the
+/// JSON directly, one key per line; `BrandSeedTests` check shape, sectors and per-ticker consistency.
+///
+/// Corporate actions applied (the original project's seed predates them; `ReferenceCoverageTests` lists the same):
+/// - Discover Financial (DFS) → Capital One (COF), May 2025; Redfin (RDFN) → Rocket Companies (RKT), Jul 2025;
+///   Paramount Global (PARA) → Paramount Skydance (PSKY), Aug 2025; Foot Locker (FL) → Dick's Sporting Goods (DKS),
+///   Sep 2025; Mesa Air Group (MESA) merged with Republic Airways and now trades as Republic Airways Holdings (RJET),
+///   Nov 2025; Stuart Weitzman → Caleres (CAL), 2025; Versace → Prada (PRDSY), Dec 2025; Comerica (CMA) → Fifth Third
+///   (FITB), Feb 2026.
+/// - Taken private or gone, so their brands are absent: Nordstrom (May 2025, the Nordstrom family and Liverpool),
+///   Walgreens (Aug 2025, Sycamore Partners), Skechers (Sep 2025, 3G Capital), WK Kellogg (Sep 2025, Ferrero),
+///   Kellanova (Dec 2025, Mars), Denny's (Jan 2026, TriArtisan and partners), Big Lots (Chapter 11 in 2024, stores
+///   sold to private buyers), Spirit Airlines (old shares cancelled in its 2025 reorganisation), Ayr Wellness (core
+///   operations sold to its senior noteholders in a 2025 foreclosure; the parent is being wound down).
+/// - Renamed, same ticker: Boston Properties → BXP Inc; BNY Mellon → BNY; AstraZeneca's US line moved from Nasdaq
+///   ADRs to a direct NYSE listing (Feb 2026).
+/// - Pending when written (still listed here; re-check): Union Pacific–Norfolk Southern, Skyworks–Qorvo, the
+///   take-private of European Wax Center by General Atlantic.
+/// - Reebok and Sperry belong to the private Authentic Brands Group, so they are absent; `ABG` is Asbury Automotive.
+///   `VLVLY` is AB Volvo (trucks, buses, Volvo Penta); Volvo Cars is a separate company listed only in Stockholm.
 ///
 /// `shared` is initialised lazily and thread-safely (Swift global/static `let` semantics) on first use.
 public struct BrandSeed: Sendable {
-    /// The seed the services use: the embedded curated data.
+    /// The seed the services use: the bundled curated data, read once.
     public static let shared: BrandSeed = {
         do {
-            return try BrandSeed(json: BrandSeedData.json)
+            guard let url = Bundle.module.url(forResource: "brand-seed", withExtension: "json") else {
+                return BrandSeed(entries: [:], loadError: "brand-seed.json is missing from the Finance resources")
+            }
+            return try BrandSeed(data: Data(contentsOf: url))
         } catch {
-            // The embedded text is covered by tests; an empty seed keeps a broken build serving (all private).
+            // The bundled file is covered by tests; an empty seed keeps a broken install serving (all private).
             return BrandSeed(entries: [:], loadError: "\(error)")
         }
     }()
@@ -57,9 +82,14 @@ public struct BrandSeed: Sendable {
     }
 
     /// Decodes a `brands.json`-shaped object: `{ "<brand key>": {ticker, exchange, parent, sector, isPublic} }`.
-    public init(json: String) throws {
-        let decoded = try JSONDecoder().decode([String: SeedEntry].self, from: Data(json.utf8))
+    public init(data: Data) throws {
+        let decoded = try JSONDecoder().decode([String: SeedEntry].self, from: data)
         self.init(entries: decoded, loadError: nil)
+    }
+
+    /// Decodes the same shape from text (small seeds written inline).
+    public init(json: String) throws {
+        try self.init(data: Data(json.utf8))
     }
 
     private init(entries raw: [String: SeedEntry], loadError: String?) {

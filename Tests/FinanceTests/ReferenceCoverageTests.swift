@@ -25,7 +25,7 @@ struct ReferenceCoverageTests {
     }
 
     /// Why a reference ticker is not in our seed: the listing changed after the reference was written.
-    /// `successor` is the listing that now carries the brands, if any (also noted in `BrandSeedData`).
+    /// `successor` is the listing that now carries the brands, if any (also noted in `BrandSeed`).
     struct Absence {
         let reason: String
         let successor: String?

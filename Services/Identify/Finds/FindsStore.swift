@@ -3,7 +3,7 @@ import Crypto
 import Finance
 import Foundation
 import Geo
-import IdentifyDomain
+import IdentifyCore
 import Postgres
 import Runtime
 

@@ -1,7 +1,7 @@
 import Contracts
 import Finance
 import Foundation
-import IdentifyDomain
+import IdentifyCore
 import Postgres
 import Runtime
 

@@ -1,7 +1,7 @@
 import Contracts
 import Finance
 import Foundation
-import IdentifyDomain
+import IdentifyCore
 import Testing
 
 /// Identify's pure logic: the offline fallback order, the brand's display name, the effects an answer leaves behind
