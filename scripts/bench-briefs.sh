@@ -8,33 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 RATE=${1:-500}
 DURATION=${2:-10}
 USERS=${3:-10000}
 LATENCY=${4:-50}
-CONFIG=${BENCH_CONFIG:-release}
-SCRATCH=${SCRATCH_PATH:-.build}
 
-stack_install
-mkdir -p .stack
-for product in DevBroker Gateway Briefs LoadGen BenchBriefs; do
-  swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product "$product" >.stack/bench-briefs-build.log 2>&1 \
-    || { tail -40 .stack/bench-briefs-build.log; exit 1; }
-done
-BIN=$(swift build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
+bench_build .stack/bench-briefs-build.log DevBroker Gateway Briefs LoadGen BenchBriefs
 DIR=.stack/bench-briefs
-rm -rf "$DIR"
-mkdir -p "$DIR"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start "$DIR" "$BIN"
+bench_stack "$DIR"
 
 "$BIN/BenchBriefs" fakes "$LATENCY" "$DIR/fakes.env" 2>"$DIR/fakes.log" & pids+=($!)
 for _ in $(seq 1 100); do [ -s "$DIR/fakes.env" ] && break; sleep 0.05; done
@@ -61,7 +43,7 @@ for t in AAPL MSFT NVDA; do
 done
 curl -fs -H "$AUTH" "$BASE/v1/watchlist/brief" >/dev/null
 
-echo "== $RATE req/s for ${DURATION} s, $CONFIG build, 1 Briefs replica"
+echo "== $RATE req/s for ${DURATION} s, $BENCH_CONFIG build, 1 Briefs replica"
 "$BIN/LoadGen" "$BASE/v1/watchlist" "$RATE" "$DURATION" --header "$AUTH" --label "GET /v1/watchlist"
 "$BIN/LoadGen" "$BASE/v1/watchlist/brief" "$RATE" "$DURATION" --header "$AUTH" --label "GET /v1/watchlist/brief (cached)"
 

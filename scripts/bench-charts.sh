@@ -8,35 +8,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 RATE=${1:-50}
 DURATION=${2:-20}
 RENDERS=${3:-40}
-CONFIG=${BENCH_CONFIG:-release}
-SCRATCH=${SCRATCH_PATH:-.build}
 
-stack_install
-mkdir -p .stack
-for product in DevBroker Gateway Rating LoadGen BenchNearbyRating BenchCharts; do
-  swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product "$product" >.stack/bench-charts-build.log 2>&1 \
-    || { tail -40 .stack/bench-charts-build.log; exit 1; }
-done
-BIN=$(swift build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)
+bench_build .stack/bench-charts-build.log DevBroker Gateway Rating LoadGen BenchNearbyRating BenchCharts
 
-echo "== chart rendering, $CONFIG build"
+echo "== chart rendering, $BENCH_CONFIG build"
 "$BIN/BenchCharts" "$RENDERS"
 
-export MAPVEST_ENV=dev LOG_LEVEL=warning
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
-rm -rf .stack/bench-charts
-mkdir -p .stack/bench-charts
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start .stack/bench-charts "$BIN"
+bench_stack .stack/bench-charts
 
 # Loopback market-data fakes (no added latency: the history is cached after the first request anyway).
 "$BIN/BenchNearbyRating" fakes 0 .stack/bench-charts/fakes.env 2>.stack/bench-charts/fakes.log & pids+=($!)
@@ -50,7 +32,7 @@ PORT=$(stack_free_port)
 ADMIN_PORT=$(stack_free_port) "$BIN/Rating" 2>.stack/bench-charts/rating.log & pids+=($!)
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-charts GATEWAY_LIMITS=off "$BIN/Gateway" \
   2>.stack/bench-charts/gateway.log & pids+=($!)
-for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$PORT"
 sleep 6
 URL="http://127.0.0.1:$PORT/v1/chart/regression?ticker=MAPV&period=3mo"
 curl -fs "$URL" -o .stack/bench-charts/warm.json || { echo "warm-up request failed"; exit 1; }

@@ -7,24 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 DURATION=${1:-10}
 RATE=${2:-50}
 LATENCY=${3:-200}
 
-stack_install
-mkdir -p .stack
-swift build -c release >.stack/bench-build.log 2>&1 || { tail -40 .stack/bench-build.log; exit 1; }
-BIN=$(swift build -c release --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
-rm -rf .stack/bench-identify
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start .stack/bench-identify "$BIN"
+bench_build .stack/bench-build.log
+bench_stack .stack/bench-identify
 D=.stack/bench-identify
 
 FAKE_PORT=$(stack_free_port)
@@ -38,7 +27,7 @@ start_pair() { # $1 = name, rest = env for Identify; sets PAIR_PORT and PAIR_PID
     "$BIN/Gateway" >/dev/null 2>"$D/gateway-$name.log" &
   PAIR_PIDS+=($!)
   pids+=("${PAIR_PIDS[@]}")
-  for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PAIR_PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  bench_wait_ready "$PAIR_PORT"
 }
 multipart() { # $1 = image file, $2 = output
   local b=benchboundary

@@ -6,29 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 DURATION=${1:-10}
 RATE=${2:-500}
 
-stack_install
-mkdir -p .stack
-swift build -c release >.stack/bench-build.log 2>&1 || { tail -40 .stack/bench-build.log; exit 1; }
-BIN=$(swift build -c release --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
-rm -rf .stack/bench-mcp
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start .stack/bench-mcp "$BIN"
+bench_build .stack/bench-build.log
+bench_stack .stack/bench-mcp
 
 PORT=$(stack_free_port)
 ADMIN_PORT=$(stack_free_port) JEV_API_KEY= MASSIVE_API_KEY= "$BIN/Rating" 2>.stack/bench-mcp/rating.log & pids+=($!)
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-mcp GATEWAY_LIMITS=off "$BIN/Gateway" \
   2>.stack/bench-mcp/gateway.log & pids+=($!)
-for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$PORT"
 
 call() { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":%s}}' "$1" "$2"; }
 call brand_lookup '{"brand":"Starbucks"}' >.stack/bench-mcp/brand.json

@@ -8,31 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 DEVICES=${1:-10000}
 LATENCY=${2:-50}
-CONFIG=${BENCH_CONFIG:-release}
-SCRATCH=${SCRATCH_PATH:-.build}
 
-stack_install
-mkdir -p .stack
-for product in DevBroker Briefs BenchBriefs; do
-  swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product "$product" >.stack/bench-movement-build.log 2>&1 \
-    || { tail -40 .stack/bench-movement-build.log; exit 1; }
-done
-BIN=$(swift build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning STACK_PG_EXTRA_OPTIONS="-c shared_preload_libraries=pg_stat_statements"
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
+bench_build .stack/bench-movement-build.log DevBroker Briefs BenchBriefs
+export STACK_PG_EXTRA_OPTIONS="-c shared_preload_libraries=pg_stat_statements"
 DIR=.stack/bench-movement
-rm -rf "$DIR"
-mkdir -p "$DIR"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start "$DIR" "$BIN"
+bench_stack "$DIR"
 
 "$BIN/BenchBriefs" local-fakes "$LATENCY" "$DIR/fakes.env" 2>"$DIR/fakes.log" & pids+=($!)
 for _ in $(seq 1 100); do [ -s "$DIR/fakes.env" ] && break; sleep 0.05; done
@@ -41,15 +24,15 @@ source "$DIR/fakes.env"
 
 ADMIN=$(stack_free_port)
 ADMIN_PORT=$ADMIN "$BIN/Briefs" 2>"$DIR/briefs-1.log" & pids+=($!)
-for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$ADMIN"
 
-echo "== movement tick, $DEVICES devices that moved, upstream fakes at ${LATENCY} ms, $CONFIG build"
+echo "== movement tick, $DEVICES devices that moved, upstream fakes at ${LATENCY} ms, $BENCH_CONFIG build"
 "$BIN/BenchBriefs" devices "$DEVICES" m1 10
 echo "1 Briefs replica:"
 "$BIN/BenchBriefs" movement "$DEVICES" m1
 ADMIN=$(stack_free_port)
 ADMIN_PORT=$ADMIN "$BIN/Briefs" 2>"$DIR/briefs-2.log" & pids+=($!)
-for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$ADMIN"
 sleep 10  # the second replica joins the group and takes half the partitions
 "$BIN/BenchBriefs" devices "$DEVICES" m2 40
 echo "2 Briefs replicas:"

@@ -9,30 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+source scripts/lib/bench.sh
 SAMPLES=${1:-200}
 LATENCY=${2:-50}
-CONFIG=${BENCH_CONFIG:-release}
-SCRATCH=${SCRATCH_PATH:-.build}
 
-stack_install
-mkdir -p .stack
-for product in DevBroker Gateway Nearby Rating BenchNearbyRating; do
-  swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product "$product" >.stack/bench-nr-build.log 2>&1 \
-    || { tail -40 .stack/bench-nr-build.log; exit 1; }
-done
-BIN=$(swift build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)
-export MAPVEST_ENV=dev LOG_LEVEL=warning
-unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
-rm -rf .stack/bench-nr
-mkdir -p .stack/bench-nr
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  stack_stop
-}
-trap cleanup EXIT
-stack_start .stack/bench-nr "$BIN"
+bench_build .stack/bench-nr-build.log DevBroker Gateway Nearby Rating BenchNearbyRating
+bench_stack .stack/bench-nr
 
 "$BIN/BenchNearbyRating" fakes "$LATENCY" .stack/bench-nr/fakes.env 2>.stack/bench-nr/fakes.log & pids+=($!)
 for _ in $(seq 1 100); do [ -s .stack/bench-nr/fakes.env ] && break; sleep 0.05; done
@@ -44,11 +26,11 @@ ADMIN_PORT=$(stack_free_port) "$BIN/Nearby" 2>.stack/bench-nr/nearby.log & pids+
 ADMIN_PORT=$(stack_free_port) "$BIN/Rating" 2>.stack/bench-nr/rating.log & pids+=($!)
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-nr GATEWAY_LIMITS=off "$BIN/Gateway" \
   2>.stack/bench-nr/gateway.log & pids+=($!)
-for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$PORT"
 # Let the services join their consumer groups, then warm the connections with one request of each kind.
 sleep 6
 curl -fs "http://127.0.0.1:$PORT/v1/nearby?lat=1.5&lng=1.5" >/dev/null || true
 curl -fs "http://127.0.0.1:$PORT/v1/rating/WARM" >/dev/null || true
 
-echo "== $SAMPLES sequential requests per series, upstream fakes at ${LATENCY} ms, $CONFIG build"
+echo "== $SAMPLES sequential requests per series, upstream fakes at ${LATENCY} ms, $BENCH_CONFIG build"
 "$BIN/BenchNearbyRating" run "http://127.0.0.1:$PORT" "$SAMPLES"
