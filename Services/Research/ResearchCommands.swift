@@ -37,14 +37,14 @@ struct ResearchCommands: Sendable {
         if stored == nil {
             if let conversation = command.conversationId {
                 let owned = try await store.owned(userId: command.userId, conversationId: conversation)
-                guard owned.found else { return .error(404, "conversation not found") }
+                guard owned.found else { return .error(.conversationNotFound) }
                 derivationId = owned.derivationId
             }
             stored = try await store.ask(
                 userId: command.userId, conversationId: command.conversationId, message: command.message,
                 ticker: command.ticker, clientMessageId: command.clientMessageId)
         }
-        guard let turn = stored else { return .error(503, "research store unavailable") }
+        guard let turn = stored else { return .error(.researchStoreUnavailable) }
         // A retry with the same client message id may name another conversation: the stored turn wins.
         if let answer = turn.answer {
             return .json(200, response(turn, answer: answer, clientMessageId: command.clientMessageId))
@@ -59,7 +59,7 @@ struct ResearchCommands: Sendable {
         )
         guard let answered = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
             let reply = answered.answer
-        else { return .error(503, "research store unavailable") }
+        else { return .error(.researchStoreUnavailable) }
         let push = Self.push(userId: command.userId, conversationId: answered.conversationId, answer: reply)
         let publisher = context.publisher
         return Reply.json(200, response(answered, answer: reply, clientMessageId: command.clientMessageId)).then {
@@ -84,7 +84,7 @@ struct ResearchCommands: Sendable {
             return .json(200, AgentThreadsResponse(threads: try await store.threads(userId: command.userId)))
         }
         guard let thread = try await store.thread(userId: command.userId, conversationId: id) else {
-            return .error(404, "conversation not found")
+            return .error(.conversationNotFound)
         }
         if command.statusOnly {
             return .json(

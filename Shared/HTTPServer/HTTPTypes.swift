@@ -139,7 +139,7 @@ public struct HTTPResponse: Sendable {
 
     /// The flat error shape `{"error": message}`.
     public static func error(_ status: Int, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
-        json(status, raw: Array("{\"error\":\(JSONText.quote(message))}".utf8), headers: headers)
+        json(status, raw: JSONText.errorBody(message), headers: headers)
     }
 
     /// No body.

@@ -146,7 +146,7 @@ package struct CommandProcessor: Sendable {
             var errorFields = fields
             errorFields["error"] = .string(String(describing: error))
             logger.error("command handler failed", errorFields)
-            reply = .error(500, "internal error")
+            reply = .error(.internalError)
             outcome = "error"
         }
         if let replyTo, let correlationId {
@@ -218,7 +218,7 @@ package struct CommandProcessor: Sendable {
 
     private func replyInternalError(replyTo: String?, correlationId: String?, fields: [String: LogValue]) async {
         guard let replyTo, let correlationId else { return }
-        await send(.error(500, "internal error"), to: replyTo, correlationId: correlationId, fields: fields)
+        await send(.error(.internalError), to: replyTo, correlationId: correlationId, fields: fields)
     }
 
     private func deadLetter(_ message: KafkaMessage, reason: String, fields: [String: LogValue]) async {

@@ -28,13 +28,18 @@ public struct Reply: Sendable {
 
     /// `value` encoded as JSON (`WireJSON`); an encoding failure becomes a 500 `{"error":"internal error"}`.
     public static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> Reply {
-        guard let body = try? WireJSON.encode(value) else { return .error(500, "internal error") }
+        guard let body = try? WireJSON.encode(value) else { return .error(.internalError) }
         return Reply(status: status, body: body, headers: headers)
     }
 
     /// The flat error shape `{"error":"<message>"}`.
     public static func error(_ status: Int, _ message: String) -> Reply {
-        Reply(status: status, body: Array("{\"error\":\(JSONText.quote(message))}".utf8))
+        Reply(status: status, body: JSONText.errorBody(message))
+    }
+
+    /// A failure from the shared vocabulary.
+    public static func error(_ failure: APIError) -> Reply {
+        .error(failure.status, failure.message)
     }
 }
 

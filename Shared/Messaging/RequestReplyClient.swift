@@ -271,7 +271,7 @@ public final class RequestReplyClient: Service {
         guard let status = message.header(MessageHeaders.status).flatMap({ Int($0) }), (100...599).contains(status)
         else {
             logger.error("reply without a valid status", [LogKeys.kafkaOffset: .int(Int(message.offset))])
-            return .error(500, "internal error")
+            return .error(.internalError)
         }
         var headers: [(String, String)] = []
         let prefix = MessageHeaders.httpHeaderPrefix

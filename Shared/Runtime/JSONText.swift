@@ -23,6 +23,11 @@ public enum JSONText {
         out += "\""
         return out
     }
+
+    /// The flat error body every failure answers with: `{"error":"<message>"}`.
+    public static func errorBody(_ message: String) -> [UInt8] {
+        Array("{\"error\":\(quote(message))}".utf8)
+    }
 }
 
 /// ISO-8601 timestamps in the contract's form: UTC, millisecond precision, `Z`.
