@@ -141,8 +141,9 @@ let package = Package(
             "Research",
             [
                 "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
-                "Runtime",
-            ]),
+                "Runtime", "ResearchCore",
+            ], libraries: ["Core"]),
+        serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
         service(
             "PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"],
             libraries: ["Domain", "ExpoPush"]),
@@ -200,6 +201,7 @@ let package = Package(
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
         tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts"]),
+        tests("ResearchTests", ["ResearchCore", "Contracts"]),
         tests(
             "NearbyTests",
             [

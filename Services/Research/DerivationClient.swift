@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPClient
+import ResearchCore
 import Runtime
 
 /// The Derivation Research Console (`DERIVATION_URL`, `DERIVATION_RESEARCH_SERVICE_TOKEN`): `POST /api/explore` in
@@ -52,27 +53,21 @@ struct DerivationClient: Sendable {
             body["message_mode"] = .string("steer")
         }
         let started = try await request("POST", "/api/explore", body: body, deadline: deadline)
-        if let error = Self.machineText(started["error"]) { throw .machineError(error) }
-        let ref = Self.object(started["conversation"]) ?? Self.object(started["campaign"])
-        guard let id = Self.string(ref?["id"]) ?? Self.string(started["conversation_id"]) else { throw .noBrief }
-        var status = ResearchStatus(rawValue: Self.string(ref?["status"]) ?? "") ?? .queued
-        while !Self.terminal(status) {
+        if let error = DerivationReading.machineText(started["error"]) { throw .machineError(error) }
+        guard let (id, startStatus) = DerivationReading.startedConversation(started) else { throw .noBrief }
+        var status = startStatus
+        while !DerivationReading.terminal(status) {
             guard ContinuousClock.now + pollInterval < deadline else { throw .stillRunning(id) }
             try? await Task.sleep(for: pollInterval)
             let summary = try await request(
                 "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
-            status = ResearchStatus(rawValue: Self.string(summary["status"]) ?? "") ?? .error
+            status = DerivationReading.polledStatus(summary)
         }
         let run = try await request(
             "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&display=1", deadline: deadline)
-        if let error = Self.machineText(run["error"]) { throw .machineError(error) }
-        let result = Self.object(run["latest_result"])
-        guard
-            let content = Self.string(result?["briefing"]) ?? Self.string(Self.object(run["preview"])?["briefing"])
-                ?? Self.string(Self.object(run["memo"])?["executive_summary"])
-                ?? Self.string(Self.object(run["conclusion"])?["reason"])
-        else { throw .noBrief }
-        if let code = Self.machineText(.string(content)) { throw .machineError(code) }
+        if let error = DerivationReading.machineText(run["error"]) { throw .machineError(error) }
+        guard let content = DerivationReading.briefText(run) else { throw .noBrief }
+        if let code = DerivationReading.machineText(.string(content)) { throw .machineError(code) }
         return Brief(content: content, status: status, conversationId: id)
     }
 
@@ -94,44 +89,15 @@ struct DerivationClient: Sendable {
         }
         let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
         guard (200..<300).contains(response.status) else {
-            if let code = Self.machineText(decoded?["error"]) ?? Self.machineText(decoded?["code"]) {
+            if let code = DerivationReading.machineText(decoded?["error"])
+                ?? DerivationReading.machineText(decoded?["code"])
+            {
                 throw .machineError(code)
             }
             throw .unavailable("HTTP \(response.status)")
         }
         guard let decoded else { throw .unavailable("not JSON") }
         return decoded
-    }
-
-    static func terminal(_ status: ResearchStatus) -> Bool {
-        status == .conclusive || status == .exhausted || status == .blocked || status == .error
-    }
-
-    /// A machine code (`MODEL_BUDGET_EXHAUSTED`, `RATE_LIMITED`, …) rather than prose, found in a string or an
-    /// object's `code`/`message`.
-    static func machineText(_ value: JSONValue?) -> String? {
-        switch value {
-        case .string(let text):
-            let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            let looksLikeCode =
-                t.count >= 6 && t.first.map { $0.isUppercase } == true
-                && t.allSatisfy { ($0.isUppercase && $0.isASCII) || $0.isNumber || $0 == "_" }
-            let known = ["BUDGET_EXHAUSTED", "RATE_LIMIT", "INSUFFICIENT_QUOTA", "MODEL_"].contains { t.contains($0) }
-            return looksLikeCode || known ? t : nil
-        case .object(let fields): return machineText(fields["code"]) ?? machineText(fields["message"])
-        default: return nil
-        }
-    }
-
-    static func object(_ value: JSONValue?) -> [String: JSONValue]? {
-        if case .object(let fields) = value { return fields }
-        return nil
-    }
-
-    static func string(_ value: JSONValue?) -> String? {
-        guard case .string(let text) = value else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
     }
 
     static func escape(_ text: String) -> String {

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Messaging
+import ResearchCore
 import Runtime
 import ServiceKit
 
@@ -60,7 +61,7 @@ struct ResearchCommands: Sendable {
         guard let answered = try await store.turn(userId: command.userId, clientMessageId: command.clientMessageId),
             let reply = answered.answer
         else { return .error(.researchStoreUnavailable) }
-        let push = Self.push(userId: command.userId, conversationId: answered.conversationId, answer: reply)
+        let push = ResearchWriting.push(userId: command.userId, conversationId: answered.conversationId, answer: reply)
         let publisher = context.publisher
         return Reply.json(200, response(answered, answer: reply, clientMessageId: command.clientMessageId)).then {
             if reply.provider != "unavailable" {
@@ -91,16 +92,5 @@ struct ResearchCommands: Sendable {
                 200, AgentConversationStatus(conversationId: id, status: thread.status, updatedAt: thread.updatedAt))
         }
         return .json(200, AgentThreadResponse(thread: thread))
-    }
-
-    /// `agent_response` for the owner, keyed by the reply's id (one notification per reply, however often the
-    /// after-reply work is retried).
-    static func push(userId: String, conversationId: String, answer: ResearchArticle) -> PushRequest {
-        PushRequest(
-            id: "agent-" + answer.id, userIds: [userId], eventKey: .agentResponse, eventKind: "agent_response",
-            title: "Research ready", body: String(answer.content.prefix(140)),
-            data: ["kind": .string("agent_response"), "threadId": .string(conversationId)],
-            target: PushTarget(type: "research", fields: ["threadId": .string(conversationId)]),
-            dedupe: [PushDedupe(slot: "agent_response", key: answer.id)])
     }
 }
