@@ -6,7 +6,8 @@ import Runtime
 
 /// The PushDispatcher's settings, from environment variables (defaults in parentheses).
 public struct PushConfiguration: Sendable {
-    /// Production floor of a delivery lease: longer than Expo's three-attempt retry window (CONTRACT.md §i.7).
+    /// Production floor of a delivery lease: longer than Expo's three-attempt retry window
+    /// (docs/COMPATIBILITY.md#push-delivery).
     static let minimumLease: Duration = .seconds(90)
     /// Expo's batch size and the largest claim.
     public static let batchSize = 100
