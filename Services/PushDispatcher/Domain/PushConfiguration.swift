@@ -88,7 +88,8 @@ public struct PushConfiguration: Sendable {
         dispatches = roles.contains("dispatch")
     }
 
-    /// The production gate (DECISIONS.md): open in dev; in production only with both switches.
+    /// The production gate (docs/decisions/0028-push-ownership-and-delivery.md): open in dev; in production only with
+    /// both switches.
     public static func gate(isDevelopment: Bool, securityEnabled: Bool, accessToken: String?) -> (Bool, String?) {
         if isDevelopment { return (true, nil) }
         if !securityEnabled { return (false, "EXPO_PUSH_SECURITY_ENABLED is not 1") }
