@@ -106,7 +106,7 @@ cpu_measure "$PROCESSES" "1,800/s" comparable 1800 "$DURATION" "POST /v1/resolve
 
 echo "== peak search: highest offered rate with every answer 200 and p99 ≤ 50 ms (5 s per step)"
 # The 1,800/s step before overloads the route on 2 cores: its queue drains and the gateway's admission limit grows
-# back (it shrinks under queueing, docs/ARCHITECTURE.md) before the search starts.
+# back (it shrinks under queueing, docs/decisions/0004-overload-and-broker-liveness.md) before the search starts.
 sleep 5
 PEAK=0
 for rate in $PEAK_RATES; do

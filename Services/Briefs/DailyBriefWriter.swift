@@ -6,7 +6,7 @@ import OpenRouter
 import Redis
 import Runtime
 
-/// Writes Mapvest Daily for a list's tickers (CONTRACT.md §g.3, §g.5): quotes and round-robin headlines as
+/// Writes Mapvest Daily for a list's tickers (docs/COMPATIBILITY.md#daily-brief): quotes and round-robin headlines as
 /// context, the Jev pre-filter that keeps the previous brief when the headlines carry nothing new, then one
 /// OpenRouter JSON call on the daily-brief chain. Never fails: any model failure is the outage brief. The text
 /// never names a model or provider.

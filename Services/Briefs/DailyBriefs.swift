@@ -7,9 +7,9 @@ import Runtime
 import Scheduling
 import ServiceKit
 
-/// Mapvest Daily per list (CONTRACT.md §g.3, §i.9 `daily_brief`): cached in Redis per user + UTC day + sorted
-/// tickers and shared by every replica (`RedisSharedCache`: one generation per key across replicas), the last
-/// brief per user + tickers kept a week for the pre-filter, and the `daily_brief` push for the default list —
+/// Mapvest Daily per list (docs/COMPATIBILITY.md#daily-brief, #push-events `daily_brief`): cached in Redis per user +
+/// UTC day + sorted tickers and shared by every replica (`RedisSharedCache`: one generation per key across replicas),
+/// the last brief per user + tickers kept a week for the pre-filter, and the `daily_brief` push for the default list —
 /// at most once per user per UTC day, claimed in `briefs.job_slots` before it is published (the dispatcher's
 /// dedupe key is the last line of defence, not the first).
 struct DailyBriefs: Sendable {
@@ -130,7 +130,8 @@ struct DailyBriefs: Sendable {
         }
     }
 
-    /// `daily_brief` (§i.9): "Your morning read", the headline as the body, deduplicated per UTC day.
+    /// `daily_brief` (docs/COMPATIBILITY.md#push-events): "Your morning read", the headline as the body, deduplicated
+    /// per UTC day.
     static func pushRequest(userId: String, brief: DailyBrief, day: String) -> PushRequest {
         PushRequest(
             id: "daily_brief-\(day)-\(userId)", userIds: [userId], eventKey: .dailyBrief, eventKind: "daily_brief",

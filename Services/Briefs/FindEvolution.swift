@@ -8,14 +8,15 @@ import Runtime
 import Scheduling
 import ServiceKit
 
-/// `find_evolution` (CONTRACT.md §i.9): a find whose symbol is up ≥ 10/25/50/100 % since its found price is pushed
-/// once per tier, monotonic — only a tier above the highest already pushed for it (`briefs.find_tiers`), so at most
-/// four ever per find and nothing after a drawdown and recovery. Per user and tick: at most 50 quotes (one per
-/// distinct symbol, newest finds first), 3 pushes (the rest wait for the next tick) and 3 uncached geocodes for the
-/// "near <place>" clause (cache hits free; the place is the centre of the find's geohash-6 tile, never invented).
-/// `briefs.find_evolution.scan.v1` without a user id expands into one command per user with priced finds, keyed by
-/// user id. Each push goes out after the reply under a claim `(find_evolution.push, <findId>:<tier>)`; the tier is
-/// recorded only once it was published, and the dispatcher's `evo:<findId>` → tier dedupe is the last line.
+/// `find_evolution` (docs/COMPATIBILITY.md#push-events): a find whose symbol is up ≥ 10/25/50/100 % since its found
+/// price is pushed once per tier, monotonic — only a tier above the highest already pushed for it
+/// (`briefs.find_tiers`), so at most four ever per find and nothing after a drawdown and recovery. Per user and tick:
+/// at most 50 quotes (one per distinct symbol, newest finds first), 3 pushes (the rest wait for the next tick) and 3
+/// uncached geocodes for the "near <place>" clause (cache hits free; the place is the centre of the find's geohash-6
+/// tile, never invented). `briefs.find_evolution.scan.v1` without a user id expands into one command per user with
+/// priced finds, keyed by user id. Each push goes out after the reply under a claim `(find_evolution.push,
+/// <findId>:<tier>)`; the tier is recorded only once it was published, and the dispatcher's `evo:<findId>` → tier
+/// dedupe is the last line.
 struct FindEvolution: Sendable {
     static let tiers = [100, 50, 25, 10]
     static let maxQuotes = 50

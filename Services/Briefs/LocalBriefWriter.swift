@@ -6,9 +6,10 @@ import OpenRouter
 import Places
 import Runtime
 
-/// Writes the Local Economy Brief (CONTRACT.md §j.2): nearby brands within 800 m from the places cascade (the
-/// tile cache Nearby shares), an Exa fan-out only with a key and a place name (5 buckets, 2 hits each, capped at
-/// 4 s: each search's timeout), then one OpenRouter JSON call on the local-brief chain. Nil when the model gave no usable answer.
+/// Writes the Local Economy Brief (docs/COMPATIBILITY.md#local-brief): nearby brands within 800 m from the places
+/// cascade (the tile cache Nearby shares), an Exa fan-out only with a key and a place name (5 buckets, 2 hits each,
+/// capped at 4 s: each search's timeout), then one OpenRouter JSON call on the local-brief chain. Nil when the model
+/// gave no usable answer.
 struct LocalBriefWriter: Sendable {
     static let radius = 800
     static let maxBrands = 20

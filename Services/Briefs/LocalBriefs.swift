@@ -5,8 +5,8 @@ import Redis
 import Runtime
 import ServiceKit
 
-/// The Local Economy Brief (CONTRACT.md §j.2): the place from the request or reverse geocoding, then one written
-/// brief per 3-dp point and UTC day, cached 24 h in Redis under `v2:<lat>,<lng>::<YYYYMMDD>` and shared by
+/// The Local Economy Brief (docs/COMPATIBILITY.md#local-brief): the place from the request or reverse geocoding, then
+/// one written brief per 3-dp point and UTC day, cached 24 h in Redis under `v2:<lat>,<lng>::<YYYYMMDD>` and shared by
 /// replicas. Any failure is the same shape with the outage paragraphs, never cached. The request path never
 /// pushes (the device is already showing the brief); the movement scheduler pushes its own.
 struct LocalBriefs: Sendable {

@@ -7,9 +7,9 @@ import Postgres
 import Runtime
 import ServiceKit
 
-/// The movement scheduler (CONTRACT.md §i.10), per device and never per account: the newest fix of each device
-/// (from PushDispatcher's heartbeats) and its own anchors in `briefs.device_movement`. The hourly scan expands into
-/// one command per device whose fix is fresh (≤ 6 h) and opted into `local_brief` or `uncaught_nearby`; a branch's
+/// The movement scheduler (docs/COMPATIBILITY.md#movement), per device and never per account: the newest fix of each
+/// device (from PushDispatcher's heartbeats) and its own anchors in `briefs.device_movement`. The hourly scan expands
+/// into one command per device whose fix is fresh (≤ 6 h) and opted into `local_brief` or `uncaught_nearby`; a branch's
 /// device moved when it has no anchor of that branch or is ≥ 2,000 m from it. The local-brief branch pushes a brief
 /// for the fix to that token only and advances its anchor only once that push was published; the uncaught branch
 /// (`UncaughtNearby`) advances its own on every decision. A phone and a sibling tablet of one account are two rows
@@ -157,8 +157,8 @@ struct Movement: Sendable {
         }
     }
 
-    /// `local_brief` (§i.9): "Local economy — <place>", the first paragraph (≤ 220), to that token only, once per
-    /// device per UTC day at the dispatcher.
+    /// `local_brief` (docs/COMPATIBILITY.md#push-events): "Local economy — <place>", the first paragraph (≤ 220), to
+    /// that token only, once per device per UTC day at the dispatcher.
     static func push(userId: String, tokenId: String, lat: Double, lng: Double, brief: LocalBrief) -> PushRequest {
         let day = DailyBriefs.day(Date())
         let place = brief.place.label ?? "your area"

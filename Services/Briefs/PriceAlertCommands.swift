@@ -7,9 +7,9 @@ import Runtime
 import Scheduling
 import ServiceKit
 
-/// The `/v1/alerts` routes and the twice-daily `price_alerts` scan (CONTRACT.md §n.3, §i.9). Quotes come from
-/// Briefs' own `MarketDataClient` (the provider cascade and its caches), as the movers scan does. An alert fires
-/// once: the check route and the scan both mark it triggered, and only the caller whose update changed the row
+/// The `/v1/alerts` routes and the twice-daily `price_alerts` scan (docs/COMPATIBILITY.md#alerts, #push-events). Quotes
+/// come from Briefs' own `MarketDataClient` (the provider cascade and its caches), as the movers scan does. An alert
+/// fires once: the check route and the scan both mark it triggered, and only the caller whose update changed the row
 /// reports it.
 struct PriceAlertCommands: Sendable {
     static let pushJob = "price_alerts.push"
@@ -110,8 +110,9 @@ struct PriceAlertCommands: Sendable {
         }
     }
 
-    /// `price_alerts` (§i.9): `Price alert: $T` with the alert's description, or `Price alerts: N tickers moved`
-    /// with up to three cashtags and `+k more`; one dedupe key `price_alerts-<YYYYMMDD>-<alertId>` per alert.
+    /// `price_alerts` (docs/COMPATIBILITY.md#push-events): `Price alert: $T` with the alert's description, or `Price
+    /// alerts: N tickers moved` with up to three cashtags and `+k more`; one dedupe key
+    /// `price_alerts-<YYYYMMDD>-<alertId>` per alert.
     static func push(userId: String, alerts: [PriceAlert], day: String) -> PushRequest {
         let title: String
         let body: String
@@ -143,7 +144,8 @@ struct PriceAlertCommands: Sendable {
 }
 
 extension PriceAlertCommands {
-    /// The scan at 08:00 and 16:00 scheduler-local (§i.10), on Briefs' own topic with no user id.
+    /// The scan at 08:00 and 16:00 scheduler-local (docs/COMPATIBILITY.md#movement), on Briefs' own topic with no user
+    /// id.
     static var jobs: [ScheduledCommand] {
         let body = Array((try? JSONEncoder().encode(ScanPriceAlertsCommand())) ?? Data("{}".utf8))
         return [8, 16].map { hour in

@@ -4,9 +4,9 @@ import HTTPClient
 import Redis
 import Runtime
 
-/// Nominatim reverse geocoding for the Local Economy Brief (CONTRACT.md §j.2): `zoom=16`, the OpenStreetMap
-/// User-Agent, 6 s, cached 24 h in Redis by lat/lng at 3 decimals (shared by replicas). A failure or an empty
-/// address is nil and is not cached. `NOMINATIM_BASE_URL` points it elsewhere (tests, a private mirror).
+/// Nominatim reverse geocoding for the Local Economy Brief (docs/COMPATIBILITY.md#local-brief): `zoom=16`, the
+/// OpenStreetMap User-Agent, 6 s, cached 24 h in Redis by lat/lng at 3 decimals (shared by replicas). A failure or an
+/// empty address is nil and is not cached. `NOMINATIM_BASE_URL` points it elsewhere (tests, a private mirror).
 struct ReverseGeocoder: Sendable {
     static let defaultBaseURL = "https://nominatim.openstreetmap.org"
     static let userAgent = "mapvest/0.1 (support@mapvest.app)"

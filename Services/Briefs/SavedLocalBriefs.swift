@@ -4,8 +4,8 @@ import Messaging
 import Postgres
 import Runtime
 
-/// Saved Local Economy Briefs (CONTRACT.md §j.2), owner-scoped in `briefs.saved_local_briefs`: another user's id
-/// answers 404, exactly as an unknown one.
+/// Saved Local Economy Briefs (docs/COMPATIBILITY.md#local-brief), owner-scoped in `briefs.saved_local_briefs`: another
+/// user's id answers 404, exactly as an unknown one.
 struct SavedLocalBriefs: Sendable {
     /// Versions 101+ keep clear of the watchlist store's own migrations.
     static let migrations: [Migration] = [

@@ -73,7 +73,8 @@ struct ScheduledRuns: Sendable {
         }
     }
 
-    /// `watchlist_mover` (§i.9): `$T +x.x%`, "… is up x.x% today — it's on your watchlist.", once per ticker per day.
+    /// `watchlist_mover` (docs/COMPATIBILITY.md#push-events): `$T +x.x%`, "… is up x.x% today — it's on your
+    /// watchlist.", once per ticker per day.
     static func moverPush(userId: String, quote: Quote, ticker: String, day: String) -> PushRequest {
         let pct = String(format: "%.1f", abs(quote.changePct))
         let up = quote.changePct >= 0

@@ -106,7 +106,8 @@ struct TickerMemos: Sendable {
             """)
     }
 
-    /// `memo_finished` (§i.9): `Your $T brief is ready`, once per ticker per user per UTC day.
+    /// `memo_finished` (docs/COMPATIBILITY.md#push-events): `Your $T brief is ready`, once per ticker per user per UTC
+    /// day.
     static func push(userId: String, ticker: String, day: String) -> PushRequest {
         PushRequest(
             id: "memo_finished-\(day)-\(ticker)-\(userId)", userIds: [userId], eventKey: .memoFinished,

@@ -9,10 +9,10 @@ import Postgres
 import Runtime
 import ServiceKit
 
-/// The movement scheduler's uncaught-nearby branch (CONTRACT.md §i.10) for one device that has a fresh fix: its own
-/// anchor (`uncaught_lat/lng` in `briefs.device_movement`, never the local-brief one) and its own budgets and
-/// once-per-ticker record (`briefs.uncaught_pushes`, one row per push decided for the device). A move is a decision —
-/// `pushed`, `day_budget`, `week_budget`, `no_interest`, `no_candidates`, `below_threshold` — and every decision
+/// The movement scheduler's uncaught-nearby branch (docs/COMPATIBILITY.md#movement) for one device that has a fresh
+/// fix: its own anchor (`uncaught_lat/lng` in `briefs.device_movement`, never the local-brief one) and its own budgets
+/// and once-per-ticker record (`briefs.uncaught_pushes`, one row per push decided for the device). A move is a decision
+/// — `pushed`, `day_budget`, `week_budget`, `no_interest`, `no_candidates`, `below_threshold` — and every decision
 /// advances the anchor; `not_moved` and `nearby_failed` leave it (the next scan tries again). A push is decided in one
 /// transaction that locks the device row, re-counts the budgets, records the push (unpublished) and moves the
 /// anchor; it is published after the reply and then marked published. A decided push not yet published (a crash in

@@ -3,9 +3,9 @@ import Finance
 import Foundation
 import Geo
 
-/// The uncaught-nearby policy (CONTRACT.md §i.10), pure: what counts as a candidate, how it scores, which one wins,
-/// the budgets and the push's wire strings. Everything here is a function of its arguments (no clock, store or
-/// network), so the whole policy is checked by unit tests; `UncaughtNearby` feeds it.
+/// The uncaught-nearby policy (docs/COMPATIBILITY.md#movement), pure: what counts as a candidate, how it scores, which
+/// one wins, the budgets and the push's wire strings. Everything here is a function of its arguments (no clock, store
+/// or network), so the whole policy is checked by unit tests; `UncaughtNearby` feeds it.
 enum UncaughtPolicy {
     static let radius = 800
     static let placeLimit = 12
@@ -182,8 +182,8 @@ enum UncaughtPolicy {
         return "\(brand) is nearby and not in your universe yet."
     }
 
-    /// `uncaught_nearby` (§i.9) to that token only; the dispatcher's dedupe marks the ticker pushed to this device and
-    /// the day's and week's counts (`spentToday`/`spentThisWeek` before this push).
+    /// `uncaught_nearby` (docs/COMPATIBILITY.md#push-events) to that token only; the dispatcher's dedupe marks the
+    /// ticker pushed to this device and the day's and week's counts (`spentToday`/`spentThisWeek` before this push).
     static func push(
         userId: String, tokenId: String, winner: Scored, day: String, week: String, spentToday: Int, spentThisWeek: Int
     ) -> PushRequest {

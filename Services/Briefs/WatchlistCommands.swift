@@ -6,8 +6,8 @@ import Resolver
 import Runtime
 import ServiceKit
 
-/// The watchlist routes of CONTRACT.md §g.2 as Briefs answers them, owner-scoped: a list id that is not the
-/// caller's answers 404. Every change publishes `mapvest.watchlist.changed` after the reply.
+/// The watchlist routes of docs/COMPATIBILITY.md#watchlists as Briefs answers them, owner-scoped: a list id that is not
+/// the caller's answers 404. Every change publishes `mapvest.watchlist.changed` after the reply.
 struct WatchlistCommands: Sendable {
     let store: WatchlistStore
     let tickers: TickerCheck
@@ -154,8 +154,9 @@ struct WatchlistCommands: Sendable {
     }
 }
 
-/// Whether a ticker is real, as `POST /v1/watchlist/add` asks (§g.2): a quote within 3.5 s, else comparables for it
-/// within 3.5 s — through the shared market-data and resolver modules, both bounded by the command's deadline.
+/// Whether a ticker is real, as `POST /v1/watchlist/add` asks (docs/COMPATIBILITY.md#watchlists): a quote within 3.5 s,
+/// else comparables for it within 3.5 s — through the shared market-data and resolver modules, both bounded by the
+/// command's deadline.
 struct TickerCheck: Sendable {
     static let stepBudget: Duration = .milliseconds(3500)
     /// Kept back from the deadline for the write and the reply.

@@ -6,9 +6,10 @@ import MarketData
 import Messaging
 import Runtime
 
-/// `GET /v1/watchlist/headlines` (CONTRACT.md §g.4): three headlines per ticker of the list, thirty in all, newest
-/// first, each tagged by one batched materiality call (the tag absent, never null, when unscored); the
-/// `?materiality=` floor keeps every unscored item. Never a 500: a failed provider just contributes nothing.
+/// `GET /v1/watchlist/headlines` (docs/COMPATIBILITY.md#watchlist-headlines): three headlines per ticker of the list,
+/// thirty in all, newest first, each tagged by one batched materiality call (the tag absent, never null, when
+/// unscored); the `?materiality=` floor keeps every unscored item. Never a 500: a failed provider just contributes
+/// nothing.
 struct WatchlistHeadlines: Sendable {
     static let perTicker = 3
     static let total = 30
@@ -89,8 +90,8 @@ struct WatchlistHeadlines: Sendable {
     }
 }
 
-/// `GET /v1/news/read?url=` (§g.4): the article's text through Exa `/contents`; no key, a failure or no text is a
-/// 200 with `error: "unavailable"`.
+/// `GET /v1/news/read?url=` (docs/COMPATIBILITY.md#watchlist-headlines): the article's text through Exa `/contents`; no
+/// key, a failure or no text is a 200 with `error: "unavailable"`.
 struct NewsReader: Sendable {
     static let cacheControl = "public, max-age=300, stale-while-revalidate=600"
     let exa: ExaClient

@@ -4,10 +4,10 @@ import Foundation
 import Postgres
 import Scheduling
 
-/// Watchlists in Briefs' own schema (`briefs`, CONTRACT.md §g.1): named lists and entries, a ticker in exactly one
-/// list per user (primary key `(user_id, ticker)`), and exactly one default list per user — a partial unique index
-/// on `(user_id) WHERE is_default`, so no interleaving of writers can ever leave two. The default is created lazily
-/// as "Default"; legacy entries without a list are back-filled into it when it is created.
+/// Watchlists in Briefs' own schema (`briefs`, docs/COMPATIBILITY.md#watchlists): named lists and entries, a ticker in
+/// exactly one list per user (primary key `(user_id, ticker)`), and exactly one default list per user — a partial
+/// unique index on `(user_id) WHERE is_default`, so no interleaving of writers can ever leave two. The default is
+/// created lazily as "Default"; legacy entries without a list are back-filled into it when it is created.
 struct WatchlistStore: Sendable {
     let db: PostgresPool
 

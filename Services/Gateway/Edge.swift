@@ -22,7 +22,7 @@ struct Edge: Sendable {
             clientIP: address.resolve(head))
     }
 
-    /// Required bearer auth (CONTRACT.md §h.2): a 401 body, or the caller with its user loaded.
+    /// Required bearer auth (docs/COMPATIBILITY.md#sign-in): a 401 body, or the caller with its user loaded.
     func authenticate(_ caller: Caller, _ head: HTTPRequestHead) async -> Result<Caller, HTTPResponse> {
         guard let token = SessionTokens.bearer(head.headers["Authorization"]) else {
             return .failure(.error(401, "missing bearer token"))

@@ -111,9 +111,9 @@ struct GatewayConfiguration: Sendable {
     }
 }
 
-/// Time budgets per route (DECISIONS.md): identify 30 s, nearby and rating 10 s, everything else 5 s.
-/// `IDENTIFY_BUDGET_MS`, `NEARBY_BUDGET_MS`, `RATING_BUDGET_MS` and `DEFAULT_BUDGET_MS` override them; the daily
-/// brief gets 30 s (`BRIEF_BUDGET_MS`) and a watchlist add 10 s (`WATCHLIST_ADD_BUDGET_MS`).
+/// Time budgets per route (docs/decisions/0003-deadlines-and-budgets.md): identify 30 s, nearby and rating 10 s,
+/// everything else 5 s. `IDENTIFY_BUDGET_MS`, `NEARBY_BUDGET_MS`, `RATING_BUDGET_MS` and `DEFAULT_BUDGET_MS` override
+/// them; the daily brief gets 30 s (`BRIEF_BUDGET_MS`) and a watchlist add 10 s (`WATCHLIST_ADD_BUDGET_MS`).
 struct RouteBudgets: Sendable {
     var identify: Duration
     var nearby: Duration

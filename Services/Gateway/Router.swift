@@ -21,7 +21,7 @@ struct RouteContext: Sendable {
     let caller: Caller
 }
 
-/// Route-level authentication (CONTRACT.md §h.2).
+/// Route-level authentication (docs/COMPATIBILITY.md#sign-in).
 enum AuthRequirement: Sendable {
     /// No auth middleware; the limiter still keys by a valid session.
     case none

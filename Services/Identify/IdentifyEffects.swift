@@ -4,9 +4,10 @@ import Messaging
 import Runtime
 import ServiceKit
 
-/// The side effects of an identify (CONTRACT.md §a.3 step 5), made durable: computed with the answer, applied after
-/// the reply, and if that fails handed to `Topics.identifyEffects` as an `identify.effects.v1` command, which is
-/// applied from there until it succeeds (its offset held meanwhile). See docs/ARCHITECTURE.md, "After-reply effects".
+/// The side effects of an identify (docs/COMPATIBILITY.md#identify-processing), made durable: computed with the answer,
+/// applied after the reply, and if that fails handed to `Topics.identifyEffects` as an `identify.effects.v1` command,
+/// which is applied from there until it succeeds (its offset held meanwhile). See
+/// docs/decisions/0017-durable-after-reply-effects.md.
 struct IdentifyEffects: Sendable {
     /// The consumer group of `Topics.identifyEffects`.
     static let groupId = "mapvest.identify.effects"

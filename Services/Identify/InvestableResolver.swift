@@ -5,9 +5,9 @@ import MarketData
 import Resolver
 import Runtime
 
-/// Turns detections into investables (CONTRACT.md §a.3 step 2): each detection with a brand is resolved in parallel,
-/// output in detection order; public brands get their sources and a quote if one arrives within 500 ms; private
-/// brands get comparables and ETF exposure. Rarity is stamped on every investable.
+/// Turns detections into investables (docs/COMPATIBILITY.md#identify-processing): each detection with a brand is
+/// resolved in parallel, output in detection order; public brands get their sources and a quote if one arrives within
+/// 500 ms; private brands get comparables and ETF exposure. Rarity is stamped on every investable.
 struct InvestableResolver: Sendable {
     static let quoteBudget: Duration = .milliseconds(500)
 

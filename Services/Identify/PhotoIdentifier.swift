@@ -6,9 +6,9 @@ import OCR
 import Resolver
 import Runtime
 
-/// Turns one identify command into an `IdentifyResponse` (CONTRACT.md §a.3): vision when OpenRouter is configured,
-/// else (or when every model fails) Tesseract OCR matched against the curated seed, then the hint as words the user
-/// read for us; then investables with sources, rarity and Jev's verdict.
+/// Turns one identify command into an `IdentifyResponse` (docs/COMPATIBILITY.md#identify-processing): vision when
+/// OpenRouter is configured, else (or when every model fails) Tesseract OCR matched against the curated seed, then the
+/// hint as words the user read for us; then investables with sources, rarity and Jev's verdict.
 struct PhotoIdentifier: Sendable {
     typealias Path = IdentifyPath
 
@@ -69,8 +69,8 @@ struct PhotoIdentifier: Sendable {
         return fallback.reading(ocrLines: lines, ocrRan: ocrRan, hint: command.hint)
     }
 
-    /// `POST /v1/resolve-comparable` (§c): the brand from `resolveTicker`; comparables only for a private brand;
-    /// ETF exposure always.
+    /// `POST /v1/resolve-comparable` (docs/COMPATIBILITY.md#resolve-comparable): the brand from `resolveTicker`;
+    /// comparables only for a private brand; ETF exposure always.
     func resolveComparable(_ command: ResolveComparableCommand) async -> Reply {
         let resolution = await resolver.tickers.resolve(command.brand)
         async let comparables =

@@ -4,8 +4,9 @@ import Foundation
 import Jev
 import Runtime
 
-/// Attaches Jev's verdict to investables (CONTRACT.md §a.7): one batched `systemone` call within 4 s, fail open (the
-/// key is absent, never null), a 15-minute memo per detection state (unusable answers too) and a 60 s back-off.
+/// Attaches Jev's verdict to investables (docs/COMPATIBILITY.md#verdict): one batched `systemone` call within 4 s, fail
+/// open (the key is absent, never null), a 15-minute memo per detection state (unusable answers too) and a 60 s
+/// back-off.
 struct VerdictAttacher: Sendable {
     static let budget: Duration = .seconds(4)
     static let maxQuestions = 20

@@ -4,11 +4,11 @@ import IdentifyCore
 import OpenRouter
 import Runtime
 
-/// The vision step (CONTRACT.md §k.2): OpenRouter chat completions with the photo, asking for visible text and up to
-/// 20 brand detections; the model chain falls through on any failure. Every model string is scrubbed.
+/// The vision step (docs/COMPATIBILITY.md#openrouter): OpenRouter chat completions with the photo, asking for visible
+/// text and up to 20 brand detections; the model chain falls through on any failure. Every model string is scrubbed.
 struct VisionIdentifier: Sendable {
     let client: OpenRouterClient
-    /// The first model's share of the identify budget (DECISIONS.md: up to 12 s).
+    /// The first model's share of the identify budget (up to 12 s, `VISION_MODEL_TIMEOUT_MS`).
     let firstModelTimeout: Duration
 
     private struct Answer: Decodable, Sendable {

@@ -6,8 +6,8 @@ import Runtime
 import ServiceKit
 
 /// Hands each location heartbeat to Briefs' movement scheduler as a `briefs.device.fix.v1` command keyed by the
-/// token id (CONTRACT.md §i.10): the fix and the device's opt-ins, never the push token itself. Throws until the
-/// broker acknowledged it, so the prefs command's after-reply retry keeps it.
+/// token id (docs/COMPATIBILITY.md#movement): the fix and the device's opt-ins, never the push token itself. Throws
+/// until the broker acknowledged it, so the prefs command's after-reply retry keeps it.
 struct DeviceFixes: Sendable {
     let context: ServiceContext
 

@@ -5,7 +5,7 @@ import Runtime
 import ServiceKit
 
 /// The PushDispatcher: owns the push tables (schema `push`), answers the `/v1/push/*` commands and hands
-/// notification requests to Expo (CONTRACT.md §i). It verifies no JWT (the gateway does), so it needs no
+/// notification requests to Expo (docs/COMPATIBILITY.md#push). It verifies no JWT (the gateway does), so it needs no
 /// `SESSION_SIGNING_KEY`.
 ///
 /// Postgres: connect directly or through a SESSION-mode pooler. Handoffs hold session-level advisory locks on a

@@ -4,10 +4,10 @@ import OpenRouter
 import ResearchCore
 import Runtime
 
-/// Who answers a research turn (CONTRACT.md §j.3): Derivation when configured; when it is absent or fails (a machine
-/// error such as `MODEL_BUDGET_EXHAUSTED`, an HTTP error, no brief in its share of the budget) OpenRouter's research
-/// chain (grok → luna → opus, up to 25 s each within the deadline); neither → a plain sentence. Failure details go to
-/// the log only.
+/// Who answers a research turn (docs/COMPATIBILITY.md#research): Derivation when configured; when it is absent or fails
+/// (a machine error such as `MODEL_BUDGET_EXHAUSTED`, an HTTP error, no brief in its share of the budget) OpenRouter's
+/// research chain (grok → luna → opus, up to 25 s each within the deadline); neither → a plain sentence. Failure
+/// details go to the log only.
 struct ResearchAnswerer: Sendable {
     let derivation: DerivationClient?
     let openRouter: OpenRouterClient

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `POST /v1/backtest` (CONTRACT.md §n.3) on `mapvest.briefs.commands.v1`, keyed by the user id: the tickers
-/// given (valid, de-duplicated, at most 50), or with none given the list `listId` (nil = the default list).
+/// `POST /v1/backtest` (docs/COMPATIBILITY.md#ticker-page) on `mapvest.briefs.commands.v1`, keyed by the user id: the
+/// tickers given (valid, de-duplicated, at most 50), or with none given the list `listId` (nil = the default list).
 /// `period` is one of 1mo, 3mo, 6mo, 1y (anything else is 3mo, as the original did).
 public struct BacktestCommand: Codable, Sendable, Equatable {
     public static let name = "briefs.backtest.v1"

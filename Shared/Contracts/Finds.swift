@@ -1,4 +1,4 @@
-/// Finds journal and dex wire types (CONTRACT.md §f).
+/// Finds journal and dex wire types (docs/COMPATIBILITY.md#finds).
 
 public struct Find: Codable, Sendable, Equatable {
     public var id: String

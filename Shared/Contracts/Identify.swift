@@ -1,4 +1,4 @@
-/// `POST /v1/identify` wire types (CONTRACT.md §a.4–a.5).
+/// `POST /v1/identify` wire types (docs/COMPATIBILITY.md#identify-response).
 
 public struct Detection: Codable, Sendable, Equatable {
     public var brand: String?

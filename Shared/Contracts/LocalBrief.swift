@@ -1,4 +1,5 @@
-/// Local Economy Brief wire types (CONTRACT.md §j.2): the HTTP bodies and the gateway's commands to Briefs.
+/// Local Economy Brief wire types (docs/COMPATIBILITY.md#local-brief): the HTTP bodies and the gateway's commands to
+/// Briefs.
 
 /// Where a brief is: every field optional, absent fields omitted.
 public struct LocalBriefPlace: Codable, Sendable, Equatable {

@@ -1,5 +1,5 @@
-/// The movement scheduler's commands on Briefs' topic (CONTRACT.md §i.10). Location is per device: every command
-/// names one push registration (`push_…` token id), never an account.
+/// The movement scheduler's commands on Briefs' topic (docs/COMPATIBILITY.md#movement). Location is per device: every
+/// command names one push registration (`push_…` token id), never an account.
 
 /// "A device reported where it is" (`briefs.device.fix.v1`, keyed by token id): published by PushDispatcher for
 /// each location heartbeat (it owns tokens and their prefs), with the device's opt-ins at that moment. Briefs keeps
@@ -40,9 +40,9 @@ public struct ScanMovementCommand: Codable, Sendable, Equatable {
     public init(tokenId: String? = nil) { self.tokenId = tokenId }
 }
 
-/// "Check finds for evolution" (`briefs.find_evolution.scan.v1`, CONTRACT.md §i.9): every 15 minutes at minute ≡ 7
-/// from the scheduler without `userId` (expanded into one command per user with priced finds, keyed by user id);
-/// with it, that user's finds. Outside producers may publish either.
+/// "Check finds for evolution" (`briefs.find_evolution.scan.v1`, docs/COMPATIBILITY.md#push-events): every 15 minutes
+/// at minute ≡ 7 from the scheduler without `userId` (expanded into one command per user with priced finds, keyed by
+/// user id); with it, that user's finds. Outside producers may publish either.
 public struct ScanFindEvolutionCommand: Codable, Sendable, Equatable {
     public static let name = "briefs.find_evolution.scan.v1"
     public var userId: String?

@@ -1,4 +1,4 @@
-/// `GET /v1/nearby` wire types (CONTRACT.md §b.2) and the command the gateway sends to Nearby.
+/// `GET /v1/nearby` wire types (docs/COMPATIBILITY.md#nearby) and the command the gateway sends to Nearby.
 
 /// A place on the map: Google `place_id`, `osm:<node|way|relation>:<id>` or `photon:<osm_type>:<osm_id|name>`.
 public struct NearbyPlace: Codable, Sendable, Equatable {

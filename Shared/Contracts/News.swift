@@ -1,4 +1,4 @@
-/// `GET /v1/news` wire types and headline materiality (CONTRACT.md §g.4).
+/// `GET /v1/news` wire types and headline materiality (docs/COMPATIBILITY.md#news).
 
 /// `noise | minor | material`, in increasing order.
 public enum MaterialityLevel: String, Codable, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
-/// `GET /v1/proxy/places` (CONTRACT.md §b.5, §h.3): the map's server-side places lookup, authorised by a maps token.
-/// The answer keeps the shape of Google's legacy Nearby Search JSON, which the client parses.
+/// `GET /v1/proxy/places` (docs/COMPATIBILITY.md#places-proxy, #maps-token): the map's server-side places lookup,
+/// authorised by a maps token. The answer keeps the shape of Google's legacy Nearby Search JSON, which the client
+/// parses.
 
 /// The command the gateway sends to Nearby. The gateway validated every field.
 public struct PlacesProxyCommand: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a price alert watches (CONTRACT.md §n.3): the price at or above / at or below `threshold`, or an
+/// What a price alert watches (docs/COMPATIBILITY.md#alerts): the price at or above / at or below `threshold`, or an
 /// intraday move of at least `|threshold|` percent either way.
 public enum PriceAlertKind: String, Codable, Sendable, CaseIterable {
     case priceAbove = "price_above"
@@ -97,7 +97,8 @@ public struct PriceAlertCheckResponse: Codable, Sendable, Equatable {
 
 /// "Scan price alerts" (`briefs.price-alerts.scan.v1`), published at 08:00 and 16:00 scheduler-local by Briefs'
 /// scheduler or an outside producer: without `userId` it expands into one command per user with active alerts;
-/// with it, that user's active alerts are checked and the fired ones pushed (`price_alerts`, §i.9).
+/// with it, that user's active alerts are checked and the fired ones pushed (`price_alerts`,
+/// docs/COMPATIBILITY.md#push-events).
 public struct ScanPriceAlertsCommand: Codable, Sendable, Equatable {
     public static let name = "briefs.price-alerts.scan.v1"
     public var userId: String?

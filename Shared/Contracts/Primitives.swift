@@ -1,4 +1,4 @@
-/// Shared primitive wire types (CONTRACT.md §1.1). Optional fields are omitted from JSON, never null.
+/// Shared primitive wire types (docs/COMPATIBILITY.md#primitives). Optional fields are omitted from JSON, never null.
 
 /// `high | medium | low`.
 public enum Confidence: String, Codable, Sendable, CaseIterable {
@@ -138,7 +138,7 @@ public struct Quote: Codable, Sendable, Equatable {
     }
 }
 
-/// Rarity tier of a find (§a.6). `uncommon` is reserved and never produced.
+/// Rarity tier of a find (docs/COMPATIBILITY.md#rarity). `uncommon` is reserved and never produced.
 public enum DexRarity: String, Codable, Sendable, CaseIterable {
     case common, uncommon, rare, legendary
 }

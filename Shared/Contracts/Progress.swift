@@ -1,4 +1,4 @@
-/// Progression and the universe summary (CONTRACT.md §f.3/§f.4; the original's `ProgressResponse` and
+/// Progression and the universe summary (docs/COMPATIBILITY.md#progress; the original's `ProgressResponse` and
 /// `UniverseSummary`), owned by Identify beside the finds journal.
 
 /// A user's progression: XP, level (from XP), the UTC-day streak, freezes and earned badges.

@@ -1,4 +1,4 @@
-/// The nine push event keys a device can opt into (CONTRACT.md §i.1).
+/// The nine push event keys a device can opt into (docs/COMPATIBILITY.md#push-types).
 public enum PushEventKey: String, Codable, Sendable, CaseIterable {
     case dailyBrief = "daily_brief"
     case localBrief = "local_brief"

@@ -1,5 +1,6 @@
 /// Push route bodies, validation, the gateway → PushDispatcher commands and the push events
-/// (CONTRACT.md §i.1–i.3, §i.7). The request type for notifications is `PushRequest` (Push.swift).
+/// (docs/COMPATIBILITY.md#push-types, #push-routes, #push-semantics, #push-delivery). The request type for
+/// notifications is `PushRequest` (Push.swift).
 
 /// Field validation shared by the gateway (which answers 400s) and the PushDispatcher (which re-checks).
 /// Mirrors the original schemas: values are trimmed; a wrongly typed field fails like a missing one.
@@ -63,9 +64,9 @@ public enum PushWire {
     /// The ten consent flags: the product switch and the nine event keys.
     public static let consentFlags: [String] = ["notifications_enabled"] + PushEventKey.allCases.map(\.rawValue)
 
-    /// A preference patch as the server applies it (§i.3): booleans for the ten flags, numbers for `last_lat` and
-    /// `last_lng`, a string `last_location_at`; `last_sent` and unknown keys are dropped (forward compatible).
-    /// nil when a known key has the wrong type (the original schema rejects those).
+    /// A preference patch as the server applies it (docs/COMPATIBILITY.md#push-semantics): booleans for the ten flags,
+    /// numbers for `last_lat` and `last_lng`, a string `last_location_at`; `last_sent` and unknown keys are dropped
+    /// (forward compatible). nil when a known key has the wrong type (the original schema rejects those).
     public static func preferencePatch(_ prefs: [String: JSONValue]) -> [String: JSONValue]? {
         var patch: [String: JSONValue] = [:]
         for (key, value) in prefs {
@@ -164,7 +165,7 @@ public enum PushRevocationOutcome: String, Codable, Sendable {
     public var httpStatus: Int { self == .claimMismatch ? 409 : 200 }
 }
 
-/// `PushDeviceRevocationResponse`: exactly one of the three shapes of §i.1.
+/// `PushDeviceRevocationResponse`: exactly one of the three shapes in docs/COMPATIBILITY.md#push-types.
 public struct PushDeviceRevocationResponse: Codable, Sendable, Equatable {
     public var revoked: Bool
     public var matched: Bool

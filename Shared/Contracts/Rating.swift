@@ -1,5 +1,5 @@
-/// `GET /v1/rating/{ticker}` wire types (CONTRACT.md §d.1). Every key of `RatingResponse` is always present;
-/// `rating` and `probabilities` are `null` when there is no rating.
+/// `GET /v1/rating/{ticker}` wire types (docs/COMPATIBILITY.md#rating). Every key of `RatingResponse` is always
+/// present; `rating` and `probabilities` are `null` when there is no rating.
 
 /// `strong_buy | buy | hold | sell | strong_sell`, in the score rubric's order from `strongSell`.
 public enum RatingAction: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-/// `POST /v1/search/intent` wire types (CONTRACT.md §e).
+/// `POST /v1/search/intent` wire types (docs/COMPATIBILITY.md#search-intent).
 
 /// `{q, lat?, lng?}`; `q` is trimmed and must hold 1…200 characters.
 public struct SearchIntentRequest: Codable, Sendable, Equatable {

@@ -1,5 +1,5 @@
-/// Watchlist and daily-brief wire types (CONTRACT.md §g): HTTP bodies, the gateway's commands to Briefs, and the
-/// commands schedulers and outside producers publish on Briefs' topic.
+/// Watchlist and daily-brief wire types (docs/COMPATIBILITY.md#watchlists): HTTP bodies, the gateway's commands to
+/// Briefs, and the commands schedulers and outside producers publish on Briefs' topic.
 
 /// Where a ticker was saved from.
 public enum WatchSource: String, Codable, Sendable, CaseIterable {
@@ -32,7 +32,8 @@ public struct WatchEntry: Codable, Sendable, Equatable {
     }
 }
 
-/// A named list: `{id, name, isDefault, tickerCount?, createdAt}` (`tickerCount` only where §g.2 shows it).
+/// A named list: `{id, name, isDefault, tickerCount?, createdAt}` (`tickerCount` only where
+/// docs/COMPATIBILITY.md#watchlists shows it).
 public struct WatchList: Codable, Sendable, Equatable {
     public var id: String
     public var name: String

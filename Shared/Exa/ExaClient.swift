@@ -83,7 +83,7 @@ public struct ExaContentsResponse: Sendable, Equatable {
     }
 }
 
-/// Client for Exa web search (`POST <base>/search`, `POST <base>/contents`, CONTRACT.md §k.3).
+/// Client for Exa web search (`POST <base>/search`, `POST <base>/contents`, docs/COMPATIBILITY.md#exa).
 /// Never throws; queries and article text are never logged.
 public struct ExaClient: Sendable {
     public static let defaultBaseURL = "https://api.exa.ai"

@@ -2,7 +2,8 @@
 typealias BrandMatch = BrandMatcher.Match
 
 /// Offline brand → listing matching over the curated seed: the first steps of the `resolveTicker` cascade
-/// (§a.3/§b.4): seed direct → seed substring (keys ≥ 4 characters, longest wins) → parent-company name.
+/// (docs/COMPATIBILITY.md#identify-processing, #brand-join): seed direct → seed substring (keys ≥ 4 characters, longest
+/// wins) → parent-company name.
 ///
 /// Matching rules (all on `BrandSeed.normalize`d text):
 /// * **direct** — the text equals a seed key; failing that, their *loose* forms are equal (diacritics folded,
@@ -187,7 +188,8 @@ public struct BrandMatcher: Sendable {
         return bestParent?.match
     }
 
-    /// §e ticker shape: without one leading `$`, the uppercased text matches `^[A-Z][A-Z0-9.]{0,5}$`.
+    /// The ticker shape (docs/COMPATIBILITY.md#search-intent): without one leading `$`, the uppercased text matches
+    /// `^[A-Z][A-Z0-9.]{0,5}$`.
     public static func isTickerShaped(_ s: String) -> Bool {
         var bare = Substring(TextForms.trimmed(s))
         if bare.first == "$" { bare = bare.dropFirst() }

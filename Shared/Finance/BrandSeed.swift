@@ -137,7 +137,8 @@ public struct BrandSeed: Sendable {
     /// Canonical sector names present in the seed, sorted by name (`Unknown` included only if some entry needs it).
     public var sectors: [String] { sectorTickers.keys.sorted() }
 
-    /// §e `normalizeBrand`: trim, lowercase, curly apostrophes (‘ ’ ʼ) → `'`, runs of whitespace → one space.
+    /// `normalizeBrand` (docs/COMPATIBILITY.md#search-intent): trim, lowercase, curly apostrophes (‘ ’ ʼ) → `'`, runs
+    /// of whitespace → one space.
     public static func normalize(_ s: String) -> String {
         if s.utf8.allSatisfy({ $0 < 0x80 }) { return normalizeASCII(s) }
         var out = ""

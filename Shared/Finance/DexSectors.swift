@@ -1,6 +1,6 @@
 import Contracts
 
-/// §f.4 sector counts for `/v1/dex` (rows are the contract's `DexSector`).
+/// Sector counts for `/v1/dex` (docs/COMPATIBILITY.md#dex) (rows are the contract's `DexSector`).
 public enum DexSectors {
     /// Every seed sector (canonical name via the alias map, else `Unknown`), sorted by name, with the number of
     /// distinct seed tickers in it (aliased brand keys count once) and how many distinct `effectiveTickers`

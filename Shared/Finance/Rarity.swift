@@ -1,9 +1,9 @@
 import Contracts
 
-/// §a.6 rarity tier: the contract's wire enum (`common | uncommon | rare | legendary`).
+/// Rarity tier (docs/COMPATIBILITY.md#rarity): the contract's wire enum (`common | uncommon | rare | legendary`).
 public typealias Rarity = DexRarity
 
-/// §a.6 classifier shared by identify, finds and the dex.
+/// The rarity classifier (docs/COMPATIBILITY.md#rarity) shared by identify, finds and the dex.
 ///
 /// Effective ticker = trimmed, uppercased `ticker`, else `comparable`. Not in the seed's ticker set →
 /// `legendary`; else `isPublic == false` → `rare`; else (`true` or unknown) → `common`. `uncommon` is reserved

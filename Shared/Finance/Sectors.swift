@@ -154,8 +154,8 @@ public struct SectorETF: Sendable, Hashable, Codable {
     }
 }
 
-/// The fixed sector → top-3 ETF map used when `resolveEtfExposure` finds nothing (§c fallback), plus the
-/// known-ETF allow-list that lets an uncited symbol through.
+/// The fixed sector → top-3 ETF map used when `resolveEtfExposure` finds nothing
+/// (docs/COMPATIBILITY.md#resolve-comparable), plus the known-ETF allow-list that lets an uncited symbol through.
 public enum SectorETFs {
     /// Per canonical GICS sector: SPDR, Vanguard, then iShares (Fidelity where iShares has no plain sector fund).
     public static let bySector: [String: [SectorETF]] = [
@@ -222,9 +222,9 @@ public enum SectorETFs {
         return bySector[canonical] ?? []
     }
 
-    /// §c fallback for `resolveEtfExposure(sector ?? brand)`: the seed sector of the brand the query names
-    /// (seed direct → substring → parent), else the query read as a sector name (alias-aware), then that
-    /// sector's top-3 ETFs. `[]` when neither gives a sector.
+    /// The fallback (docs/COMPATIBILITY.md#resolve-comparable) for `resolveEtfExposure(sector ?? brand)`: the seed
+    /// sector of the brand the query names (seed direct → substring → parent), else the query read as a sector name
+    /// (alias-aware), then that sector's top-3 ETFs. `[]` when neither gives a sector.
     public static func fallback(sectorOrQuery query: String, matcher: BrandMatcher = .shared) -> [SectorETF] {
         guard !TextForms.trimmed(query).isEmpty else { return [] }
         if let hit = matcher.match(query), let canonical = SectorAliases.canonical(hit.entry.sector),
@@ -235,7 +235,8 @@ public enum SectorETFs {
         return top3(forSector: query)
     }
 
-    /// §c known-ETF allow-list: a symbol here is accepted from evidence even when not strictly cited.
+    /// The known-ETF allow-list (docs/COMPATIBILITY.md#resolve-comparable): a symbol here is accepted from evidence
+    /// even when not strictly cited.
     public static let contractAllowList: Set<String> = [
         "XLP", "VDC", "IYK", "XLY", "VCR", "XLF", "XLE", "XLI", "XLB", "XLK", "VGT", "IYW", "XLV", "XLU",
         "XLRE", "XLC", "SPY", "VOO", "QQQ", "IWM", "DIA", "ARKK", "IBB", "KWEB", "EEM", "VTI", "ITB", "XRT",

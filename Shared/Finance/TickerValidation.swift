@@ -1,4 +1,5 @@
-/// §c validation of ticker symbols that come from evidence text or a model (comparables, ETF picks).
+/// Validation (docs/COMPATIBILITY.md#resolve-comparable) of ticker symbols that come from evidence text or a model
+/// (comparables, ETF picks).
 public enum TickerValidation {
     /// Upper-case words that look like tickers in headlines and snippets but are not picks: articles and
     /// pronouns, corporate and market jargon, agencies, currencies, places, and hospital abbreviations the

@@ -5,9 +5,9 @@ import Jev
 import Redis
 import Runtime
 
-/// Headline materiality (CONTRACT.md §g.4): one batched Jev call per page (a request per chunk of ≤ 50 headlines),
-/// a choice over `noise | minor | material` per headline. Fail open: no key, an error, a timeout, a confidence
-/// below 0.55 or the 60 s failure back-off leave a headline unscored (its tag absent, never null).
+/// Headline materiality (docs/COMPATIBILITY.md#materiality): one batched Jev call per page (a request per chunk of ≤ 50
+/// headlines), a choice over `noise | minor | material` per headline. Fail open: no key, an error, a timeout, a
+/// confidence below 0.55 or the 60 s failure back-off leave a headline unscored (its tag absent, never null).
 ///
 /// Answers — unusable ones too — are memoized 15 minutes per `<id>::<first 16 hex of sha1(ticker|title|source)>`
 /// in Redis (shared by replicas) behind a small in-process memo; concurrent pages asking the same headlines share

@@ -3,9 +3,10 @@ import Foundation
 import MarketData
 import Runtime
 
-/// `GET /v1/news?ticker=&limit=&materiality=` (CONTRACT.md §g.4): the provider's headlines, each with an optional
-/// `jev_materiality` tag, and the `?materiality=` floor that keeps scored items at or above it plus every unscored
-/// item — so a Jev outage can never hide news. A provider failure is `items: []`, `provider: "error"`, still 200.
+/// `GET /v1/news?ticker=&limit=&materiality=` (docs/COMPATIBILITY.md#news): the provider's headlines, each with an
+/// optional `jev_materiality` tag, and the `?materiality=` floor that keeps scored items at or above it plus every
+/// unscored item — so a Jev outage can never hide news. A provider failure is `items: []`, `provider: "error"`, still
+/// 200.
 public struct NewsPage: Sendable {
     public static let cacheControl = "public, max-age=60, stale-while-revalidate=300"
     /// The most a page waits on Jev.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 import Runtime
 
-/// Client for Jev "System 1" (`POST <base>/v1/systemone`, CONTRACT.md §k.1).
+/// Client for Jev "System 1" (`POST <base>/v1/systemone`, docs/COMPATIBILITY.md#jev).
 ///
 /// Never throws: every call returns `Result<JevAnswers, JevFailure>`. The key is read at each call (absent →
 /// `.noAPIKey`, no request). Only 429/529 are retried (3 attempts, 250 ms × 2^(n−1) apart); a timeout or a

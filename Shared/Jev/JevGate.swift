@@ -4,7 +4,7 @@ import Synchronization
 /// after a failed call, `allowsCalls` stays false for `backoff` (default 60 s), so an outage costs one
 /// timeout per minute instead of one per request. Also home of the 0.55 confidence threshold.
 public final class JevGate: Sendable {
-    /// Below this, a choice/score answer is unusable (CONTRACT.md §k.1).
+    /// Below this, a choice/score answer is unusable (docs/COMPATIBILITY.md#jev).
     public static let confidenceThreshold: Double = 0.55
     /// The contract's back-off window.
     public static let defaultBackoff: Duration = .seconds(60)

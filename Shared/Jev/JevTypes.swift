@@ -4,7 +4,7 @@
     import Foundation
 #endif
 
-/// One question in a `systemone` request (CONTRACT.md §k.1).
+/// One question in a `systemone` request (docs/COMPATIBILITY.md#jev).
 public enum JevQuestion: Sendable, Equatable, Encodable {
     /// A calibrated yes/no probability.
     case noul(instructions: String)

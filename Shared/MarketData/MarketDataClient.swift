@@ -9,7 +9,7 @@ import Synchronization
     import Foundation
 #endif
 
-/// The one place that picks market-data upstreams and normalizes their answers (CONTRACT.md §k.4).
+/// The one place that picks market-data upstreams and normalizes their answers (docs/COMPATIBILITY.md#market-data).
 ///
 /// Quotes: the primary provider (Massive by default), then Yahoo only when configured as the fallback. A Massive
 /// primary without a key is skipped (logged once). Answers, empty ones included, are cached 30 s per symbol and

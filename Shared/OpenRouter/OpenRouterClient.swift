@@ -8,7 +8,8 @@ import Runtime
     import Foundation
 #endif
 
-/// JSON chat completions over OpenRouter (`POST <base>/chat/completions`, CONTRACT.md §k.2), with a model cascade.
+/// JSON chat completions over OpenRouter (`POST <base>/chat/completions`, docs/COMPATIBILITY.md#openrouter), with a
+/// model cascade.
 ///
 /// Each model is tried in order; a non-2xx, a timeout, an empty content or content without a valid JSON object
 /// of the requested shape moves on to the next. Usage is logged as cost telemetry; prompts, images and model

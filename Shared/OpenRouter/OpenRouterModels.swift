@@ -1,4 +1,4 @@
-/// Model ids and the cascade order of each feature (CONTRACT.md §k.2, §j).
+/// Model ids and the cascade order of each feature (docs/COMPATIBILITY.md#openrouter).
 public enum OpenRouterModels {
     public static let gpt56Terra = "openai/gpt-5.6-terra"
     static let gpt56Luna = "openai/gpt-5.6-luna"

@@ -1,7 +1,7 @@
 import Finance
 import Runtime
 
-/// Place filtering and ranking (CONTRACT.md §b.3): drop places that are not businesses (administrative and
+/// Place filtering and ranking (docs/COMPATIBILITY.md#places): drop places that are not businesses (administrative and
 /// geographic features, medical, civic, education, worship, parks, tourist sights), then rank "brandish" places
 /// first — food +3, retail or pharmacy +2, bank/gas/gym/lodging +2, a chain the brand seed knows +5 — keeping the
 /// upstream order among equals, and keep the first `limit`.

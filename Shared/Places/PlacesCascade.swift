@@ -2,8 +2,8 @@ import Contracts
 import HTTPClient
 import Runtime
 
-/// The places cascade (CONTRACT.md §b.3): Google Places when the server has a key, then Overpass, then Photon.
-/// Each step gets its own timeout, cut to what is left of the caller's deadline.
+/// The places cascade (docs/COMPATIBILITY.md#places): Google Places when the server has a key, then Overpass, then
+/// Photon. Each step gets its own timeout, cut to what is left of the caller's deadline.
 public struct PlacesCascade: Sendable {
     /// What the cascade found.
     public enum Outcome: Sendable, Equatable {

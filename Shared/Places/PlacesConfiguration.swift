@@ -1,8 +1,8 @@
 import Foundation
 import Runtime
 
-/// Where places come from and how long each source may take (CONTRACT.md §k.5). Every base URL is configuration,
-/// so tests and staging point them at fakes or private mirrors.
+/// Where places come from and how long each source may take (docs/COMPATIBILITY.md#places-upstreams). Every base URL is
+/// configuration, so tests and staging point them at fakes or private mirrors.
 public struct PlacesConfiguration: Sendable {
     public static let defaultGoogleBaseURL = "https://maps.googleapis.com"
     public static let defaultPhotonBaseURL = "https://photon.komoot.io"

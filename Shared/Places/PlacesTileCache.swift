@@ -4,7 +4,7 @@ import Geo
 import Redis
 import Runtime
 
-/// The tile a request reads: `v1:<geohash6>:<radiusBucket>` (CONTRACT.md §b.3, Appendix B).
+/// The tile a request reads: `v1:<geohash6>:<radiusBucket>` (docs/COMPATIBILITY.md#places, #caches).
 ///
 /// The radius bucket is `max(100, round(radius/100)·100)`. When the map sends its zoom, refetch follows the
 /// viewport: the zoom bucket (⌊zoom⌋ clamped to 10…16) sets the step the radius is rounded to — 100 m at 16 and

@@ -3,7 +3,8 @@ import Runtime
 
 /// A cache shared by every replica, in Redis, with one computation per key at a time: concurrent callers in one
 /// process share the first caller's computation (`SingleFlight`), and across replicas a short `SET NX PX` lock
-/// makes the others wait briefly for the winner's answer before computing it themselves (DECISIONS.md).
+/// makes the others wait briefly for the winner's answer before computing it themselves
+/// (docs/decisions/0025-shared-redis-caches.md).
 ///
 /// Values are JSON under `<prefix><key>`; the lock is `<prefix>lock:<key>`. Redis failures never fail a caller:
 /// a read error is a miss, a write error is logged. Without a client it only single-flights.

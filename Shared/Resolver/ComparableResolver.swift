@@ -5,9 +5,9 @@ import Foundation
 import OpenRouter
 import Runtime
 
-/// `resolveComparable` (CONTRACT.md §c): the closest public companies to a private brand, from three Exa searches
-/// judged by an LLM, or — when every model fails — the tickers the evidence cites explicitly. Every pick is validated
-/// (1–5 letters, not a common word), deduplicated, scored in [0.3, 1] and cited.
+/// `resolveComparable` (docs/COMPATIBILITY.md#resolve-comparable): the closest public companies to a private brand,
+/// from three Exa searches judged by an LLM, or — when every model fails — the tickers the evidence cites explicitly.
+/// Every pick is validated (1–5 letters, not a common word), deduplicated, scored in [0.3, 1] and cited.
 public struct ComparableResolver: Sendable {
     let exa: ExaClient
     let openRouter: OpenRouterClient
@@ -117,8 +117,8 @@ public struct ComparableResolver: Sendable {
     }
 }
 
-/// `resolveEtfExposure` (CONTRACT.md §c): ETFs the web says hold the sector or brand (cited, or on the known-ETF
-/// list), else the fixed top-3 ETFs of the seed sector. Weights are unknown (0).
+/// `resolveEtfExposure` (docs/COMPATIBILITY.md#resolve-comparable): ETFs the web says hold the sector or brand (cited,
+/// or on the known-ETF list), else the fixed top-3 ETFs of the seed sector. Weights are unknown (0).
 public struct ETFExposureResolver: Sendable {
     let exa: ExaClient
 

@@ -6,9 +6,10 @@ import MarketData
 import OpenRouter
 import Runtime
 
-/// `resolveTicker` (CONTRACT.md §a.3, §b.4): seed direct → seed substring → parent name → ticker-shaped text
-/// confirmed by a live quote → Exa search with LLM extraction, citations required. Nothing invents a ticker: a
-/// symbol from the web is accepted only when an Exa hit cites it explicitly and a live quote confirms it is listed.
+/// `resolveTicker` (docs/COMPATIBILITY.md#identify-processing, #brand-join): seed direct → seed substring → parent name
+/// → ticker-shaped text confirmed by a live quote → Exa search with LLM extraction, citations required. Nothing invents
+/// a ticker: a symbol from the web is accepted only when an Exa hit cites it explicitly and a live quote confirms it is
+/// listed.
 public struct TickerResolver: Sendable {
     let matcher: BrandMatcher
     let cache: BrandTickerCache

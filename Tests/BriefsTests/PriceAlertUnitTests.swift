@@ -54,7 +54,7 @@ import Testing
     }
 }
 
-/// The `memo_finished` push's wire strings (§i.9).
+/// The `memo_finished` push's wire strings (docs/COMPATIBILITY.md#push-events).
 @Suite struct MemoUnitTests {
     @Test func memoFinishedNamesTheTickerAndDedupesPerDay() {
         let push = TickerMemos.push(userId: "usr_1", ticker: "AAPL", day: "20261201")

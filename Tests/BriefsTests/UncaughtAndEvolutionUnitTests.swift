@@ -4,7 +4,7 @@ import Testing
 
 @testable import Briefs
 
-/// The uncaught-nearby policy and find evolution's tiers, pure (CONTRACT.md §i.9, §i.10).
+/// The uncaught-nearby policy and find evolution's tiers, pure (docs/COMPATIBILITY.md#push-events, #movement).
 @Suite struct UncaughtAndEvolutionUnitTests {
     typealias Policy = UncaughtPolicy
 

@@ -3,7 +3,8 @@ import Finance
 import Testing
 
 struct RarityTests {
-    /// §a.6: not in seed → legendary; in seed and isPublic == false → rare; else common; uncommon never.
+    /// docs/COMPATIBILITY.md#rarity: not in seed → legendary; in seed and isPublic == false → rare; else common;
+    /// uncommon never.
     @Test(
         arguments: [
             // (ticker, comparable, isPublic, expected)

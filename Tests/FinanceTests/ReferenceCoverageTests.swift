@@ -162,8 +162,9 @@ struct ReferenceCoverageTests {
         #expect(legendary.isEmpty, "reference tickers that are not common here: \(legendary)")
     }
 
-    /// §f.4 per sector: our dex totals differ from the reference's only by what coverage explains: reference tickers
-    /// we lack (the corporate actions above), tickers filed under another sector (listed), and tickers only we seed.
+    /// Per sector (docs/COMPATIBILITY.md#dex): our dex totals differ from the reference's only by what coverage
+    /// explains: reference tickers we lack (the corporate actions above), tickers filed under another sector (listed),
+    /// and tickers only we seed.
     @Test(.enabled(if: referencePresent, "the reference seed ../shared/reference/data/brands.json is absent"))
     func dexTotalsDifferOnlyByCoverage() throws {
         let seed = BrandSeed.shared

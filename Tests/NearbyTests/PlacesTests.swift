@@ -66,7 +66,7 @@ struct PlacesParsingTests {
     }
 }
 
-/// Filtering, ranking and tile keys (CONTRACT.md §b.3).
+/// Filtering, ranking and tile keys (docs/COMPATIBILITY.md#places).
 struct PlaceRankingTests {
     static func place(_ name: String, _ types: [String], brand: String? = nil) -> Place {
         Place(id: name, name: name, location: LatLng(lat: 1, lng: 1), types: types, brand: brand)

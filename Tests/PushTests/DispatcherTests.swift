@@ -9,7 +9,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The delivery path (CONTRACT.md §i.7–i.8) with one in-process replica against real Postgres and a fake Expo.
+/// The delivery path (docs/COMPATIBILITY.md#push-delivery, #expo) with one in-process replica against real Postgres and
+/// a fake Expo.
 @Suite struct DispatcherTests {
     /// A replica on a fresh schema; everything is torn down afterwards. Hands the log sink to `body` for redaction checks.
     static func withReplica(

@@ -9,7 +9,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The Expo client (CONTRACT.md §i.8) against a loopback fake, and the shared Redis pace.
+/// The Expo client (docs/COMPATIBILITY.md#expo) against a loopback fake, and the shared Redis pace.
 @Suite struct ExpoTests {
     static func client(_ expo: FakeExpo, token: String? = "secret-token") -> ExpoPushClient {
         ExpoPushClient(

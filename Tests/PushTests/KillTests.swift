@@ -8,9 +8,9 @@ import Runtime
 import TestSupport
 import Testing
 
-/// A PushDispatcher process SIGKILLed in the middle of an Expo handoff (CONTRACT.md §i.7): its session locks go with
-/// its Postgres session, its lease expires, and another replica of the consumer group gets the uncommitted request
-/// and hands the notification off.
+/// A PushDispatcher process SIGKILLed in the middle of an Expo handoff (docs/COMPATIBILITY.md#push-delivery): its
+/// session locks go with its Postgres session, its lease expires, and another replica of the consumer group gets the
+/// uncommitted request and hands the notification off.
 @Suite struct KillTests {
     @Test func aReplicaKilledMidHandoffLeavesALeaseThatExpiresAndAnotherReplicaRetries() async throws {
         let schema = Stack.schemaName("kill")

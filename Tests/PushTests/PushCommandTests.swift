@@ -8,7 +8,8 @@ import Runtime
 import Synchronization
 import Testing
 
-/// The route semantics (CONTRACT.md §i.3) at the PushDispatcher's command boundary, against real Postgres.
+/// The route semantics (docs/COMPATIBILITY.md#push-semantics) at the PushDispatcher's command boundary, against real
+/// Postgres.
 @Suite struct PushCommandTests {
     struct Answer {
         let status: Int

@@ -5,7 +5,8 @@ import PushDomain
 import Runtime
 import Testing
 
-/// Bootstrap (CONTRACT.md §i.5) over tables left by an older version: election, triggers, backfill, idempotence.
+/// Bootstrap (docs/COMPATIBILITY.md#push-tables) over tables left by an older version: election, triggers, backfill,
+/// idempotence.
 @Suite struct PushSchemaTests {
     @Test func bootstrapElectsOneRowPerTokenMutesTheRestAndIsIdempotent() async throws {
         let db = try await Stack.pool()

@@ -7,8 +7,9 @@ import Runtime
 import Synchronization
 import Testing
 
-/// Account isolation under concurrency (CONTRACT.md §i.6–i.7): three dispatcher replicas deliver the same request
-/// while registrations move the tokens between accounts, unlinks and revocations run and preferences flip.
+/// Account isolation under concurrency (docs/COMPATIBILITY.md#push-locks, #push-delivery): three dispatcher replicas
+/// deliver the same request while registrations move the tokens between accounts, unlinks and revocations run and
+/// preferences flip.
 ///
 /// The fake Expo reads the claim table and the consent of every message's token at the moment it receives the
 /// handoff (the dispatcher still holds the token's advisory lock then, so that is the state at handoff time) and

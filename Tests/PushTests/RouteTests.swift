@@ -7,8 +7,9 @@ import Runtime
 import TestSupport
 import Testing
 
-/// `/v1/push/*` end to end (CONTRACT.md §i.2): HTTP → Gateway → Kafka → PushDispatcher → Kafka → Gateway → HTTP,
-/// with the exact bodies and statuses, the expired-session rules, and the logs of both processes checked for leaks.
+/// `/v1/push/*` end to end (docs/COMPATIBILITY.md#push-routes): HTTP → Gateway → Kafka → PushDispatcher → Kafka →
+/// Gateway → HTTP, with the exact bodies and statuses, the expired-session rules, and the logs of both processes
+/// checked for leaks.
 @Suite struct RouteTests {
     static let signingKey = "push-route-tests-signing-key-0123456789abcdef"
 

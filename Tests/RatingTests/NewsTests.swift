@@ -7,7 +7,8 @@ import Redis
 import TestSupport
 import Testing
 
-/// §g.4: materiality tags from one batched call, the memo, the back-off, and the floor that never hides news.
+/// docs/COMPATIBILITY.md#news: materiality tags from one batched call, the memo, the back-off, and the floor that never
+/// hides news.
 @Suite(.serialized) struct NewsTests {
     static func headlines(_ tag: String = UUID().uuidString) -> [(title: String, url: String)] {
         [

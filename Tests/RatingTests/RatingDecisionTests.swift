@@ -4,7 +4,8 @@ import Jev
 import RatingDomain
 import Testing
 
-/// §d.3 as tables: one_line, strength, probabilities and action, drivers, and the insufficient cases.
+/// docs/COMPATIBILITY.md#rating-decision as tables: one_line, strength, probabilities and action, drivers, and the
+/// insufficient cases.
 struct RatingDecisionTests {
     static func driver(_ name: RatingDriverName, _ direction: RatingDirection, _ weight: Double = 0.5) -> RatingDriver {
         RatingDriver(name: name, direction: direction, weight: weight)

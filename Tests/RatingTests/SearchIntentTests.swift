@@ -7,7 +7,8 @@ import SearchIntent
 import TestSupport
 import Testing
 
-/// §e: the eight rules in order as a table, the probe, the Jev step, the fallback and the cache.
+/// docs/COMPATIBILITY.md#search-intent: the eight rules in order as a table, the probe, the Jev step, the fallback and
+/// the cache.
 struct IntentRulesTests {
     struct Case: Sendable, CustomStringConvertible {
         let q: String

@@ -10,9 +10,10 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// `find_evolution` end to end (CONTRACT.md §i.9): a find with a found price recorded through Identify reaches
-    /// Briefs' read model by its `find.recorded` event; the quarter-hourly scan, published as an outside producer
-    /// would, quotes it from a fake Massive and pushes the highest newly crossed tier once, never again for it.
+    /// `find_evolution` end to end (docs/COMPATIBILITY.md#push-events): a find with a found price recorded through
+    /// Identify reaches Briefs' read model by its `find.recorded` event; the quarter-hourly scan, published as an
+    /// outside producer would, quotes it from a fake Massive and pushes the highest newly crossed tier once, never
+    /// again for it.
     @Suite struct FindEvolutionTests {
         @Test func oneTierOncePerCrossingMonotonic() async throws {
             let price = Mutex(126.0)

@@ -7,9 +7,9 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// The Local Economy Brief through Gateway → Kafka → two Briefs replicas (CONTRACT.md §j.2): no geocode when
-    /// the place is given, one geocode then its cache when it is not, the shared 24 h brief cache, the outage
-    /// brief (200, not cached), 400 for bad coordinates, no push from the request path; and saved briefs.
+    /// The Local Economy Brief through Gateway → Kafka → two Briefs replicas (docs/COMPATIBILITY.md#local-brief): no
+    /// geocode when the place is given, one geocode then its cache when it is not, the shared 24 h brief cache, the
+    /// outage brief (200, not cached), 400 for bad coordinates, no push from the request path; and saved briefs.
     @Suite struct LocalBriefTests {
         static func brief(_ gateway: GatewayProcess, _ auth: [(String, String)], _ json: String) async throws
             -> (status: Int, brief: LocalBrief?, keys: Set<String>, text: String)

@@ -9,9 +9,9 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// The movement scheduler's local-brief branch end to end (CONTRACT.md §i.10): heartbeats through the gateway
-    /// to PushDispatcher, which hands each fix to Briefs; the hourly scan as an outside producer publishes it. Per
-    /// device: a phone that moved 2.5 km gets one `local_brief` push for its token and its sibling tablet none;
+    /// The movement scheduler's local-brief branch end to end (docs/COMPATIBILITY.md#movement): heartbeats through the
+    /// gateway to PushDispatcher, which hands each fix to Briefs; the hourly scan as an outside producer publishes it.
+    /// Per device: a phone that moved 2.5 km gets one `local_brief` push for its token and its sibling tablet none;
     /// 1.5 km and a 7 h old fix do nothing; a failed generation leaves the anchor where it was.
     @Suite struct MovementTests {
         @Test func perDeviceMovesStaleFixesAndTheAnchorAfterSuccess() async throws {

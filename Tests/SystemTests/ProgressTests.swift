@@ -9,8 +9,9 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// Progression through the whole system (§f.3/§f.4): streak and XP per find, pioneer tiles, the sector badge,
-    /// all exactly once under redelivery; and the universe summary's arithmetic against a quote fake.
+    /// Progression through the whole system (docs/COMPATIBILITY.md#record-find, #dex): streak and XP per find, pioneer
+    /// tiles, the sector badge, all exactly once under redelivery; and the universe summary's arithmetic against a
+    /// quote fake.
     @Suite struct ProgressTests {
         /// Yahoo's chart endpoint with a fixed price per symbol; anything else is unknown (404).
         static let prices: [String: Double] = ["SBUX": 150, "CMG": 50]

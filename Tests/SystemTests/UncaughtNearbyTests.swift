@@ -9,9 +9,9 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// The movement scheduler's uncaught-nearby branch end to end (CONTRACT.md §i.9, §i.10): heartbeats through the
-    /// gateway to PushDispatcher and on to Briefs, the user's find through Identify's journal and its
-    /// `find.recorded` event into Briefs' read model, the default watchlist, places from a fake Overpass that
+    /// The movement scheduler's uncaught-nearby branch end to end (docs/COMPATIBILITY.md#push-events, #movement):
+    /// heartbeats through the gateway to PushDispatcher and on to Briefs, the user's find through Identify's journal
+    /// and its `find.recorded` event into Briefs' read model, the default watchlist, places from a fake Overpass that
     /// puts six seed brands north of whatever point it is asked about (Starbucks nearest, then McDonald's, Target,
     /// Walmart, CVS, Home Depot), and the hourly scan published as an outside producer would.
     @Suite struct UncaughtNearbyTests {

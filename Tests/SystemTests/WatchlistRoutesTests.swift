@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 extension SystemTests {
-    /// Every §g.2 route through a real Gateway and Briefs: bodies, statuses, orderings, owner scoping, and
-    /// concurrent promotions leaving exactly one default.
+    /// Every watchlist route (docs/COMPATIBILITY.md#watchlists) through a real Gateway and Briefs: bodies, statuses,
+    /// orderings, owner scoping, and concurrent promotions leaving exactly one default.
     @Suite struct WatchlistRoutesTests {
         @Test func listsEntriesAndDefaultsEndToEnd() async throws {
             let knobs = BriefsFakes.Knobs()

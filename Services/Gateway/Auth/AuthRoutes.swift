@@ -3,7 +3,8 @@ import Foundation
 import HTTPServer
 import Runtime
 
-/// Sign-in and session routes (CONTRACT.md §h.2): emailed codes, magic links, `/v1/auth/me` and maps tokens.
+/// Sign-in and session routes (docs/COMPATIBILITY.md#sign-in): emailed codes, magic links, `/v1/auth/me` and maps
+/// tokens.
 struct AuthRoutes: Sendable {
     let tokens: SessionTokens
     let users: UserStore
@@ -112,7 +113,7 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    /// `POST /v1/auth/verify {token}` → `{session}` (CONTRACT.md §h.2).
+    /// `POST /v1/auth/verify {token}` → `{session}` (docs/COMPATIBILITY.md#sign-in).
     func verifyMagicLink(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(TokenInput.self, from: context.request, error: "") else {
             return .error(400, "token required")

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Claims of the three token purposes (CONTRACT.md §h.1). Unknown claims are ignored.
+/// Claims of the three token purposes (docs/COMPATIBILITY.md#tokens). Unknown claims are ignored.
 struct TokenClaims: Codable, ExpiringClaims, Sendable {
     var purpose: String
     var sub: String?
@@ -64,8 +64,8 @@ struct SessionTokens: Sendable {
             userId: sub, email: claims.email, expiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp ?? 0)))
     }
 
-    /// Only for `POST /v1/push/revoke-expired-session-device` (CONTRACT.md §i.3): signature (HS256 only),
-    /// `purpose: session` and a non-empty `sub`, with the expiry check disabled — and the token must actually be
+    /// Only for `POST /v1/push/revoke-expired-session-device` (docs/COMPATIBILITY.md#push-semantics): signature (HS256
+    /// only), `purpose: session` and a non-empty `sub`, with the expiry check disabled — and the token must actually be
     /// expired (`exp ≤ now`). Returns the subject and when the session expired.
     func verifyExpiredSession(_ token: String, now: Date = Date()) throws(Rejection) -> (
         userId: String, expiredAt: Date
@@ -87,8 +87,8 @@ struct SessionTokens: Sendable {
         return claims
     }
 
-    /// Verifies a maps token (CONTRACT.md §h.3) with the maps key: signature (HS256 only), expiry, `purpose: maps`,
-    /// a non-empty `sub`. Returns the subject.
+    /// Verifies a maps token (docs/COMPATIBILITY.md#maps-token) with the maps key: signature (HS256 only), expiry,
+    /// `purpose: maps`, a non-empty `sub`. Returns the subject.
     func verifyMaps(_ token: String, now: Date = Date()) throws(Rejection) -> String {
         try verified(token, maps, purpose: "maps", now: now).sub
     }

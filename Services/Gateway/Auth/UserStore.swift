@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Postgres
 
-/// A user as the API shows it (CONTRACT.md §h.1).
+/// A user as the API shows it (docs/COMPATIBILITY.md#tokens).
 struct User: Codable, Sendable, Equatable {
     var id: String
     var email: String

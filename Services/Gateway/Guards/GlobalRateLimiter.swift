@@ -3,9 +3,9 @@ import HTTPServer
 import Redis
 import Runtime
 
-/// The global limiter (CONTRACT.md §h.4): 300 requests per 60 s fixed window per key, shared by every gateway replica
-/// through Redis. Key precedence: a valid session (`u:<sub>`), else `X-Device-Id` (`d:<id>`), else the client IP.
-/// If Redis is unreachable the gateway keeps serving (fail open) and says so in logs and metrics.
+/// The global limiter (docs/COMPATIBILITY.md#rate-limit): 300 requests per 60 s fixed window per key, shared by every
+/// gateway replica through Redis. Key precedence: a valid session (`u:<sub>`), else `X-Device-Id` (`d:<id>`), else the
+/// client IP. If Redis is unreachable the gateway keeps serving (fail open) and says so in logs and metrics.
 struct GlobalRateLimiter: Sendable {
     static let limit: Int64 = 300
     static let window: Duration = .seconds(60)

@@ -4,10 +4,10 @@ import HTTPServer
 import Redis
 import Runtime
 
-/// The identify route's guards, in the contract's order after the global limiter and optional auth (§a.2):
-/// abuse (> 30 attempts in a sliding minute per user or IP), the identify buckets (10/min, 60/hour, counted before
-/// checking, with `X-Identify-RateLimit-*` headers from here on), the anonymous `X-Device-Id` rule, and the
-/// free-tier quota (50 lifetime identifies per identity).
+/// The identify route's guards, in the contract's order after the global limiter and optional auth
+/// (docs/COMPATIBILITY.md#identify-guards): abuse (> 30 attempts in a sliding minute per user or IP), the identify
+/// buckets (10/min, 60/hour, counted before checking, with `X-Identify-RateLimit-*` headers from here on), the
+/// anonymous `X-Device-Id` rule, and the free-tier quota (50 lifetime identifies per identity).
 struct IdentifyGuards: Sendable {
     static let abuseLimit = 30
     static let minuteLimit: Int64 = 10
@@ -20,7 +20,7 @@ struct IdentifyGuards: Sendable {
     let lookups: LookupDeadline
     /// False only in dev benchmarks (`GATEWAY_LIMITS=off`): then only the device-id rule applies.
     let limitsEnabled: Bool
-    /// Where abuse trips are written (§a.2), once per sliding window per key set.
+    /// Where abuse trips are written (docs/COMPATIBILITY.md#identify-guards), once per sliding window per key set.
     let adminLog: AdminLog
     let logger: Logger
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sign-in input (CONTRACT.md §h.2).
+/// Sign-in input (docs/COMPATIBILITY.md#sign-in).
 enum AuthInput {
     /// A plausible address, lowercased and trimmed; nil otherwise.
     static func normalizedEmail(_ raw: String?) -> String? {

@@ -2,7 +2,7 @@ import Contracts
 import HTTPServer
 import Runtime
 
-/// `GET /v1/finds` and `POST /v1/finds` input (CONTRACT.md §f).
+/// `GET /v1/finds` and `POST /v1/finds` input (docs/COMPATIBILITY.md#finds).
 enum FindsInput {
     /// `limit`: default 100, integer-truncated, clamped 1…200; non-numeric → 100; not finite → 400.
     static func limit(_ query: [String: String]) throws(HTTPResponse) -> Int {

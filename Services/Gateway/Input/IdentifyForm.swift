@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// The identify form's fields after validation (CONTRACT.md §a.1).
+/// The identify form's fields after validation (docs/COMPATIBILITY.md#identify).
 struct IdentifyForm: Sendable {
     static let maxImageBytes = 8 * 1024 * 1024
     static let tooLarge = HTTPResponse.error(413, "image too large (max 8MB)")

@@ -2,7 +2,7 @@ import Contracts
 import HTTPServer
 import Runtime
 
-/// `GET /v1/nearby` input (CONTRACT.md §b.1).
+/// `GET /v1/nearby` input (docs/COMPATIBILITY.md#nearby).
 enum NearbyInput {
     /// `lat`/`lng` must be finite numbers in range (else 400 `lat/lng required`); `radius` (metres, default 500,
     /// 1…50 000) and `limit` (default 25, 1…100) fall back to their defaults when they are not positive numbers, as the

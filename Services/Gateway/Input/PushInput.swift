@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `/v1/push/*` input (CONTRACT.md §i.2); the field rules are `PushWire`'s, in Contracts.
+/// `/v1/push/*` input (docs/COMPATIBILITY.md#push-routes); the field rules are `PushWire`'s, in Contracts.
 enum PushInput {
     /// The JSON body as an object; anything else (empty, unparseable, not an object) reads as `{}`, which then fails
     /// the route's validation with its 400 message, as in the original.

@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `GET /v1/rating/:ticker`, `GET /v1/news` and `POST /v1/search/intent` input (CONTRACT.md §d, §g.4, §e).
+/// `GET /v1/rating/:ticker`, `GET /v1/news` and `POST /v1/search/intent` input (docs/COMPATIBILITY.md#rating, #news,
+/// #search-intent).
 enum ResearchInput {
     /// Trimmed and upper-cased, matching `^[A-Z][A-Z0-9.]{0,5}$` (a leading `$` is not stripped on REST).
     static func ratingTicker(_ raw: String?) -> String? {

@@ -1,10 +1,10 @@
 import HTTPServer
 import MCP
 
-/// Wraps the gateway's handler so that every failure on an MCP path is JSON-RPC shaped (CONTRACT.md §l.1): a flat
-/// `{"error": …}` answered there by the edge (the global limiter's 429, a 503 when overloaded, an unreadable request)
-/// becomes `{"jsonrpc":"2.0","id":null,"error":{code, message}}` with the same status and headers. Other paths and
-/// successful answers pass through untouched.
+/// Wraps the gateway's handler so that every failure on an MCP path is JSON-RPC shaped
+/// (docs/COMPATIBILITY.md#mcp-routes): a flat `{"error": …}` answered there by the edge (the global limiter's 429, a
+/// 503 when overloaded, an unreadable request) becomes `{"jsonrpc":"2.0","id":null,"error":{code, message}}` with the
+/// same status and headers. Other paths and successful answers pass through untouched.
 struct MCPFailureShape<Inner: HTTPHandler>: HTTPHandler {
     let inner: Inner
 

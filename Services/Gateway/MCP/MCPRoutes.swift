@@ -1,9 +1,9 @@
 import HTTPServer
 import MCP
 
-/// The MCP paths as gateway routes (CONTRACT.md §l.1): `/mcp` (and `/mcp/`), `/mcp/:peer`, the manifest and its
-/// server-card alias, for every method, so a GET is the library's JSON-RPC 405 rather than the API's flat 404. The
-/// global limiter counts them like any route; a body over 64 KiB is refused unread with `-32600`.
+/// The MCP paths as gateway routes (docs/COMPATIBILITY.md#mcp-routes): `/mcp` (and `/mcp/`), `/mcp/:peer`, the manifest
+/// and its server-card alias, for every method, so a GET is the library's JSON-RPC 405 rather than the API's flat 404.
+/// The global limiter counts them like any route; a body over 64 KiB is refused unread with `-32600`.
 struct MCPRoutes: Sendable {
     static let methods = ["POST", "GET", "HEAD", "DELETE", "PUT", "PATCH"]
     static let templates = ["/mcp", "/mcp/", "/mcp/:peer", "/mcp/:peer/"] + MCPServer.manifestPaths
@@ -26,7 +26,7 @@ struct MCPRoutes: Sendable {
 
 /// The address the MCP allowance counts: with `MCP_TRUSTED_PROXY_HOPS = N` (default 1) the Nth `X-Forwarded-For`
 /// entry from the right — the one our own proxy appended — and no header means an unknown address, never limited
-/// (CONTRACT.md §l.1); with 0 the socket peer.
+/// (docs/COMPATIBILITY.md#mcp-routes); with 0 the socket peer.
 struct MCPAddress: Sendable {
     let rule: ClientAddress
 

@@ -2,8 +2,8 @@ import Foundation
 import MCP
 import Runtime
 
-/// Mapvest's configuration of the MCP library (CONTRACT.md §l): server `mapvest`, its four tools, the one peer
-/// `lattice`, and the manifest's origin — all the operator's, from the environment, never from a request.
+/// Mapvest's configuration of the MCP library (docs/COMPATIBILITY.md#mcp): server `mapvest`, its four tools, the one
+/// peer `lattice`, and the manifest's origin — all the operator's, from the environment, never from a request.
 struct MapvestMCP: Sendable {
     static let name = "mapvest"
     /// Bump when a tool's name, arguments or result shape changes.

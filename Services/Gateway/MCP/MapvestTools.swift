@@ -5,10 +5,10 @@ import HTTPServer
 import MCP
 import Runtime
 
-/// Mapvest's four MCP tools, in `tools/list` order (CONTRACT.md §l.6). They reach the services by the very commands
-/// the REST routes send (`search.intent.v1`, `rating.get.v1`) through `ServiceCaller`, never HTTP to ourselves;
-/// `brand_lookup` reads the curated seed in this process. Every result that names a ticker or a brand says what it
-/// rests on (`sources`) and is `confidence: low` when it cannot cite one.
+/// Mapvest's four MCP tools, in `tools/list` order (docs/COMPATIBILITY.md#mcp-tools). They reach the services by the
+/// very commands the REST routes send (`search.intent.v1`, `rating.get.v1`) through `ServiceCaller`, never HTTP to
+/// ourselves; `brand_lookup` reads the curated seed in this process. Every result that names a ticker or a brand says
+/// what it rests on (`sources`) and is `confidence: low` when it cannot cite one.
 struct MapvestTools: Sendable {
     /// The quick tools' budget: past it the caller gets an error result while a rating keeps computing into its cache.
     static let deadline: Duration = .seconds(7)

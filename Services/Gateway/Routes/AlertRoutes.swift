@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// The price-alert routes (CONTRACT.md §n.3): bearer-only, validated here as the original did, answered by
+/// The price-alert routes (docs/COMPATIBILITY.md#alerts): bearer-only, validated here as the original did, answered by
 /// Briefs, which owns the alerts. Commands are keyed by the user id.
 struct AlertRoutes: Sendable {
     let caller: ServiceCaller

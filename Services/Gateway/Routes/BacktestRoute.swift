@@ -2,8 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `POST /v1/backtest` (CONTRACT.md §n.3), bearer-only, answered by Briefs: `{tickers?, period?, listId?}`.
-/// With `tickers` (an array; the valid symbols are kept, none left → 400) those are tested; without it, the
+/// `POST /v1/backtest` (docs/COMPATIBILITY.md#ticker-page), bearer-only, answered by Briefs: `{tickers?, period?,
+/// listId?}`. With `tickers` (an array; the valid symbols are kept, none left → 400) those are tested; without it, the
 /// list `listId` (absent = the default list). `period` is 1mo, 3mo, 6mo or 1y; anything else is 3mo.
 struct BacktestRoute: Sendable {
     let caller: ServiceCaller

@@ -4,8 +4,8 @@ import Foundation
 import HTTPServer
 import Runtime
 
-/// `GET /v1/finds`, `POST /v1/finds` (guest replay) and `GET /v1/dex` (CONTRACT.md §f): validated here, answered by
-/// Identify, which owns the journal.
+/// `GET /v1/finds`, `POST /v1/finds` (guest replay) and `GET /v1/dex` (docs/COMPATIBILITY.md#finds): validated here,
+/// answered by Identify, which owns the journal.
 struct FindsRoutes: Sendable {
     let caller: ServiceCaller
     let budget: Duration

@@ -3,8 +3,8 @@ import FoundationEssentials
 import HTTPServer
 import Runtime
 
-/// `POST /v1/identify` (CONTRACT.md §a): validates the multipart form, stores the photo by claim check and asks the
-/// Identify service. The declared `Content-Length` is checked before any body byte is read.
+/// `POST /v1/identify` (docs/COMPATIBILITY.md#identify): validates the multipart form, stores the photo by claim check
+/// and asks the Identify service. The declared `Content-Length` is checked before any body byte is read.
 struct IdentifyRoute: Sendable {
     let photos: PhotoStore
     let caller: ServiceCaller

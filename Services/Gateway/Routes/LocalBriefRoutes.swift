@@ -2,8 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// The Local Economy Brief routes (CONTRACT.md §j.2), bearer-only, validated here and answered by Briefs; commands
-/// are keyed by the user id.
+/// The Local Economy Brief routes (docs/COMPATIBILITY.md#local-brief), bearer-only, validated here and answered by
+/// Briefs; commands are keyed by the user id.
 struct LocalBriefRoutes: Sendable {
     let caller: ServiceCaller
     let budget: Duration
@@ -98,7 +98,7 @@ struct LocalBriefRoutes: Sendable {
         let place: PlaceBody?
     }
 
-    /// §j.2's checks in order: label, brief text (≥ 20 characters), coordinates.
+    /// The checks of docs/COMPATIBILITY.md#local-brief, in order: label, brief text (≥ 20 characters), coordinates.
     static func save(userId: String, _ context: RouteContext) -> Result<SaveLocalBriefCommand, HTTPResponse> {
         guard case .success(let body) = JSONBody.decode(SaveBody.self, from: context.request, error: ""),
             let label = WatchlistRoutes.text(body.label, max: 120)

@@ -2,8 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// The memo routes (CONTRACT.md §n.3), answered by Briefs: `POST /v1/memo {ticker}` (sign-in optional; a signed-in
-/// caller's memo is stored and pushed) and `GET /v1/memo/sec/:ticker`. Tickers as the alerts take them.
+/// The memo routes (docs/COMPATIBILITY.md#ticker-page), answered by Briefs: `POST /v1/memo {ticker}` (sign-in optional;
+/// a signed-in caller's memo is stored and pushed) and `GET /v1/memo/sec/:ticker`. Tickers as the alerts take them.
 struct MemoRoutes: Sendable {
     let caller: ServiceCaller
     let memoBudget: Duration

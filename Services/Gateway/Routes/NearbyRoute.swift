@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `GET /v1/nearby` (CONTRACT.md §b.1): optional auth (a session only adds per-user `state`); answered by Nearby.
+/// `GET /v1/nearby` (docs/COMPATIBILITY.md#nearby): optional auth (a session only adds per-user `state`); answered by
+/// Nearby.
 struct NearbyRoute: Sendable {
     let caller: ServiceCaller
     let budget: Duration

@@ -2,9 +2,9 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `GET /v1/proxy/places?location=lat,lng&radius=&keyword=&type=` (CONTRACT.md §b.5, §h.3): the map's places lookup
-/// for a maps-token bearer, answered by Nearby from the same tile cache and cascade as `/v1/nearby`, so the client
-/// never holds the Google key.
+/// `GET /v1/proxy/places?location=lat,lng&radius=&keyword=&type=` (docs/COMPATIBILITY.md#places-proxy, #maps-token):
+/// the map's places lookup for a maps-token bearer, answered by Nearby from the same tile cache and cascade as
+/// `/v1/nearby`, so the client never holds the Google key.
 struct PlacesProxyRoute: Sendable {
     let caller: ServiceCaller
     let tokens: SessionTokens

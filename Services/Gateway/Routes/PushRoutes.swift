@@ -2,10 +2,10 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `/v1/push/*` (CONTRACT.md §i.2): validated here with the exact 400/401 bodies, answered by the PushDispatcher,
-/// which owns the push tables. Auth is per route: `revoke-device` is public and `revoke-expired-session-device` checks
-/// its expired bearer itself; the others require a valid session. Logs and metrics carry the route template only, so
-/// token ids in paths and queries never reach them.
+/// `/v1/push/*` (docs/COMPATIBILITY.md#push-routes): validated here with the exact 400/401 bodies, answered by the
+/// PushDispatcher, which owns the push tables. Auth is per route: `revoke-device` is public and
+/// `revoke-expired-session-device` checks its expired bearer itself; the others require a valid session. Logs and
+/// metrics carry the route template only, so token ids in paths and queries never reach them.
 struct PushRoutes: Sendable {
     let caller: ServiceCaller
     let tokens: SessionTokens

@@ -2,8 +2,9 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `GET /v1/rating/:ticker` (§d), `GET /v1/news` (§g.4) and `POST /v1/search/intent` (§e): validated here,
-/// answered by the Rating service, which owns the market-data-backed answers.
+/// `GET /v1/rating/:ticker` (docs/COMPATIBILITY.md#rating), `GET /v1/news` (docs/COMPATIBILITY.md#news) and `POST
+/// /v1/search/intent` (docs/COMPATIBILITY.md#search-intent): validated here, answered by the Rating service, which owns
+/// the market-data-backed answers.
 struct ResearchRoutes: Sendable {
     let caller: ServiceCaller
     let ratingBudget: Duration

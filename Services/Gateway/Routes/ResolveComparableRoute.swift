@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// `POST /v1/resolve-comparable` (CONTRACT.md §c): public; answered by Identify's resolver.
+/// `POST /v1/resolve-comparable` (docs/COMPATIBILITY.md#resolve-comparable): public; answered by Identify's resolver.
 struct ResolveComparableRoute: Sendable {
     let caller: ServiceCaller
     let budget: Duration

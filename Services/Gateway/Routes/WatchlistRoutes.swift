@@ -2,9 +2,9 @@ import Contracts
 import Foundation
 import HTTPServer
 
-/// The watchlist routes (CONTRACT.md §g.2–g.4) and `GET /v1/news/read`: validated here, answered by Briefs, which
-/// owns watchlists and briefs. Every `/v1/watchlist*` route is bearer-only; commands are keyed by the user id, so
-/// one user's writes stay in order on one partition.
+/// The watchlist routes (docs/COMPATIBILITY.md#watchlists, #daily-brief, #news) and `GET /v1/news/read`: validated
+/// here, answered by Briefs, which owns watchlists and briefs. Every `/v1/watchlist*` route is bearer-only; commands
+/// are keyed by the user id, so one user's writes stay in order on one partition.
 struct WatchlistRoutes: Sendable {
     let caller: ServiceCaller
     let budget: Duration

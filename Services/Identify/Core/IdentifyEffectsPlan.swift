@@ -2,9 +2,9 @@ import Contracts
 import Foundation
 import Runtime
 
-/// What an identify leaves behind (CONTRACT.md §a.3 step 5), computed with the answer and free of I/O: the journal
-/// row for the top investable, the `identify_done` push request and the completion event. `IdentifyEffects` (in the
-/// binary) applies them after the reply or hands them off.
+/// What an identify leaves behind (docs/COMPATIBILITY.md#identify-processing), computed with the answer and free of
+/// I/O: the journal row for the top investable, the `identify_done` push request and the completion event.
+/// `IdentifyEffects` (in the binary) applies them after the reply or hands them off.
 public enum IdentifyEffectsPlan {
     /// The effects of `response`: for a signed-in caller with an investable, the top find and `identify_done`; for
     /// everyone the completion event, keyed by the user, else the device, else `anonymous`.
@@ -34,8 +34,8 @@ public enum IdentifyEffectsPlan {
             confidence: top.confidence, lat: location?.lat, lng: location?.lng, foundPrice: top.quote?.price)
     }
 
-    /// `identify_done` (§i.9): "Found it", deduplicated per brand or ticker per UTC hour (`yyyyMMddHH-<ticker or
-    /// brand, lower case>`).
+    /// `identify_done` (docs/COMPATIBILITY.md#push-events): "Found it", deduplicated per brand or ticker per UTC hour
+    /// (`yyyyMMddHH-<ticker or brand, lower case>`).
     public static func pushRequest(userId: String, top: Investable, now: Date) -> PushRequest {
         let symbol = top.brand.isPublic ? top.brand.ticker?.symbol : nil
         let body =
@@ -54,8 +54,8 @@ public enum IdentifyEffectsPlan {
     }
 }
 
-/// A find's identity in the journal (one row per user and identity, CONTRACT.md §f): its ticker, else its comparable,
-/// else its brand — trimmed and upper-cased, as the table's generated column computes it.
+/// A find's identity in the journal (one row per user and identity, docs/COMPATIBILITY.md#finds): its ticker, else its
+/// comparable, else its brand — trimmed and upper-cased, as the table's generated column computes it.
 public enum FindIdentity {
     public static func key(_ input: RecordFindInput) -> String {
         symbol(input.ticker) ?? symbol(input.comparable)

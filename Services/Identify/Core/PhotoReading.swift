@@ -20,8 +20,8 @@ public enum IdentifyPath: String, Sendable {
     case vision, ocr, hint, none
 }
 
-/// The offline end of the identify chain (CONTRACT.md §a.3), once vision is off or every model failed: OCR's lines
-/// matched against the curated seed, then the hint as words the user read for us, else nothing.
+/// The offline end of the identify chain (docs/COMPATIBILITY.md#identify-processing), once vision is off or every model
+/// failed: OCR's lines matched against the curated seed, then the hint as words the user read for us, else nothing.
 public struct ReadingFallback: Sendable {
     /// At most this many OCR lines are reported as visible text.
     public static let visibleLines = 40

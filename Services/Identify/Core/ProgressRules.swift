@@ -1,13 +1,13 @@
 import Foundation
 import Runtime
 
-/// The progression arithmetic (CONTRACT.md §f.3), free of I/O: XP per find, pioneer and badge awards, the level
-/// curve and the UTC-day streak with its freezes.
+/// The progression arithmetic (docs/COMPATIBILITY.md#record-find), free of I/O: XP per find, pioneer and badge awards,
+/// the level curve and the UTC-day streak with its freezes.
 public enum ProgressRules {
     public static let xpPerFind = 10
     /// The first find in a geohash-6 tile.
     public static let pioneerXP = 15
-    /// A completed dex sector (§f.4).
+    /// A completed dex sector (docs/COMPATIBILITY.md#dex).
     public static let sectorBadgeXP = 50
     /// A streak that becomes this long grants this many freezes.
     static let freezeMilestones: [Int: Int] = [7: 1, 30: 2, 100: 3]

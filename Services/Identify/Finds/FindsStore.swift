@@ -72,10 +72,10 @@ struct FindsStore: Sendable {
     }
 
     /// Records finds in one transaction, unless the user already has one with the same identity, and applies their
-    /// progression (§f.3: every find, re-catches too, bumps streak and XP under `awardKey:<index>`; see
-    /// `ProgressStore`). `announce` runs for each new find before COMMIT, so a committed find has always been
-    /// announced (at least once: a COMMIT that fails after it leaves an announcement of a find that is not stored,
-    /// which consumers keyed by find id absorb).
+    /// progression (docs/COMPATIBILITY.md#record-find: every find, re-catches too, bumps streak and XP under
+    /// `awardKey:<index>`; see `ProgressStore`). `announce` runs for each new find before COMMIT, so a committed find
+    /// has always been announced (at least once: a COMMIT that fails after it leaves an announcement of a find that is
+    /// not stored, which consumers keyed by find id absorb).
     func record(
         userId: String, _ inputs: [RecordFindInput], awardKey: String,
         announce: @escaping @Sendable (Find) async throws -> Void

@@ -4,8 +4,8 @@ import Resolver
 import Runtime
 import Synchronization
 
-/// The brand → ticker join of a page of places (CONTRACT.md §b.4), through the shared resolver and its cache:
-/// seed matches first (no I/O), then one batched read of the brand cache for the rest, then the misses resolved
+/// The brand → ticker join of a page of places (docs/COMPATIBILITY.md#brand-join), through the shared resolver and its
+/// cache: seed matches first (no I/O), then one batched read of the brand cache for the rest, then the misses resolved
 /// concurrently with `resolveTicker` (at most `concurrency` at once) until the deadline. A resolution still running
 /// at the deadline keeps going and lands in the shared cache for the next request.
 public struct BrandJoin: Sendable {

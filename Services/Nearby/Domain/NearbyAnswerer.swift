@@ -5,8 +5,8 @@ import Places
 import Resolver
 import Runtime
 
-/// `GET /v1/nearby` (CONTRACT.md §b): the tile (cache or cascade), filtering and ranking, the brand → ticker join,
-/// and `state` for signed-in callers from the captures read model.
+/// `GET /v1/nearby` (docs/COMPATIBILITY.md#nearby): the tile (cache or cascade), filtering and ranking, the brand →
+/// ticker join, and `state` for signed-in callers from the captures read model.
 public struct NearbyAnswerer: Sendable {
     /// The answer and what the `nearby.served` event reports.
     public struct Answer: Sendable {

@@ -3,10 +3,10 @@ import FoundationEssentials
 import Postgres
 import Runtime
 
-/// The SQL of a delivery batch (CONTRACT.md §i.7) on the dispatcher's reserved connection: select the next
-/// candidates, the claim transaction, lease renewal with revalidation, and the finalize transaction. The decisions
-/// are `DeliveryPlan`'s and `FinalizePlan`'s; the order and the locks are `HandoffBatch`'s. Every transaction takes
-/// the tokens' advisory keys (`TokenLocks`, sorted) before any row lock.
+/// The SQL of a delivery batch (docs/COMPATIBILITY.md#push-delivery) on the dispatcher's reserved connection: select
+/// the next candidates, the claim transaction, lease renewal with revalidation, and the finalize transaction. The
+/// decisions are `DeliveryPlan`'s and `FinalizePlan`'s; the order and the locks are `HandoffBatch`'s. Every transaction
+/// takes the tokens' advisory keys (`TokenLocks`, sorted) before any row lock.
 struct DeliveryClaims: Sendable {
     let schema: PushSchema
     /// Delivery lease, counted from the statement's `now()`.

@@ -4,9 +4,9 @@ import Messaging
 import Postgres
 import Runtime
 
-/// Answers the `/v1/push/*` commands the gateway sends (CONTRACT.md §i.2–i.3). The gateway already validated the
-/// bodies; values are checked again here because any producer can write to the command topic. Transient database
-/// errors are retried with backoff inside the command's budget.
+/// Answers the `/v1/push/*` commands the gateway sends (docs/COMPATIBILITY.md#push-routes, #push-semantics). The
+/// gateway already validated the bodies; values are checked again here because any producer can write to the command
+/// topic. Transient database errors are retried with backoff inside the command's budget.
 public struct PushCommands: Sendable {
     let store: PushStore
     let logger: Logger

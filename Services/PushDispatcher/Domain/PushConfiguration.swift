@@ -6,7 +6,8 @@ import Runtime
 
 /// The PushDispatcher's settings, from environment variables (defaults in parentheses).
 public struct PushConfiguration: Sendable {
-    /// Production floor of a delivery lease: longer than Expo's three-attempt retry window (CONTRACT.md §i.7).
+    /// Production floor of a delivery lease: longer than Expo's three-attempt retry window
+    /// (docs/COMPATIBILITY.md#push-delivery).
     static let minimumLease: Duration = .seconds(90)
     /// Expo's batch size and the largest claim.
     public static let batchSize = 100
@@ -87,7 +88,8 @@ public struct PushConfiguration: Sendable {
         dispatches = roles.contains("dispatch")
     }
 
-    /// The production gate (DECISIONS.md): open in dev; in production only with both switches.
+    /// The production gate (docs/decisions/0028-push-ownership-and-delivery.md): open in dev; in production only with
+    /// both switches.
     public static func gate(isDevelopment: Bool, securityEnabled: Bool, accessToken: String?) -> (Bool, String?) {
         if isDevelopment { return (true, nil) }
         if !securityEnabled { return (false, "EXPO_PUSH_SECURITY_ENABLED is not 1") }

@@ -5,8 +5,8 @@ import Postgres
 import Runtime
 import Synchronization
 
-/// The central delivery facade (CONTRACT.md §i.7). For each batch of at most 100 physical tokens, one after another
-/// and inside the process-wide FIFO `HandoffGate`, on ONE reserved connection:
+/// The central delivery facade (docs/COMPATIBILITY.md#push-delivery). For each batch of at most 100 physical tokens,
+/// one after another and inside the process-wide FIFO `HandoffGate`, on ONE reserved connection:
 ///
 /// 1. **Select** the next opted-in, actively claimed tokens of the recipients (byte order, after the previous batch).
 /// 2. **Claim** in one transaction: sorted transaction advisory locks, delete the tokens' expired delivery claims, lock
@@ -15,7 +15,7 @@ import Synchronization
 ///    `delivery_group`, leased for `lease`.
 /// 3. **Handoff**: wait for the shared Expo pace, take session-level `pg_advisory_lock` per token (sorted), renew the
 ///    leases (`now() + lease`: counted from lock acquisition) while re-validating claim, lease and consent, send only
-///    the valid ones to Expo (§i.8), holding the locks through the call.
+///    the valid ones to Expo (docs/COMPATIBILITY.md#expo), holding the locks through the call.
 /// 4. **Finalize** in one transaction while the session locks are still held (so no writer can slip in between):
 ///    for groups whose lease is alive on the active claim, `DeviceNotRegistered` → delete the row and tombstone the
 ///    claim, success → merge `{slot: key}` into `prefs.last_sent` and remember the ticket for receipts; then delete the

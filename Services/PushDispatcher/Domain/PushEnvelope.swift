@@ -3,8 +3,9 @@ import ExpoPush
 import FoundationEssentials
 import Runtime
 
-/// Builds the per-recipient Expo message (CONTRACT.md §i.8): the notifier's legacy top-level `data` fields plus the
-/// `data.mapvest` envelope `{schemaVersion, deliveryId, installationId, issuedAt, expiresAt, eventKind, target}`.
+/// Builds the per-recipient Expo message (docs/COMPATIBILITY.md#expo): the notifier's legacy top-level `data` fields
+/// plus the `data.mapvest` envelope `{schemaVersion, deliveryId, installationId, issuedAt, expiresAt, eventKind,
+/// target}`.
 public enum PushEnvelope {
     static let defaultTTL = 86_400
     static let ttlRange = 300...604_800

@@ -2,7 +2,7 @@ import Contracts
 import Postgres
 import Runtime
 
-/// The push tables (CONTRACT.md §i.4) in the owner schema, and their bootstrap (§i.5).
+/// The push tables (docs/COMPATIBILITY.md#push-tables) in the owner schema, and their bootstrap.
 ///
 /// A row of `push_tokens` is deliverable, readable and writable only when joined to its claim:
 /// `c.expo_token = p.expo_token AND c.token_id = p.id AND c.user_id = p.user_id`. `push_receipts` (ours, beyond the

@@ -4,8 +4,8 @@ import FoundationEssentials
 import Postgres
 import Runtime
 
-/// The route-side writers and readers of the push tables (CONTRACT.md §i.3). Every writer runs in one transaction
-/// that takes the token's advisory key (`TokenLocks`) before any row lock (`FOR UPDATE OF c, p`).
+/// The route-side writers and readers of the push tables (docs/COMPATIBILITY.md#push-semantics). Every writer runs in
+/// one transaction that takes the token's advisory key (`TokenLocks`) before any row lock (`FOR UPDATE OF c, p`).
 public struct PushStore: Sendable {
     public let db: PostgresPool
     public let schema: PushSchema

@@ -1,8 +1,8 @@
 import Postgres
 
-/// The per-physical-token advisory keys (CONTRACT.md §i.6): `hashtextextended(<expo_token>, 0)`. Every writer takes
-/// them BEFORE any row lock, several at once in ascending byte order of the token (deduplicated), so two writers
-/// never wait on each other in opposite orders. The statements evaluate the array in order (`WITH ORDINALITY`).
+/// The per-physical-token advisory keys (docs/COMPATIBILITY.md#push-locks): `hashtextextended(<expo_token>, 0)`. Every
+/// writer takes them BEFORE any row lock, several at once in ascending byte order of the token (deduplicated), so two
+/// writers never wait on each other in opposite orders. The statements evaluate the array in order (`WITH ORDINALITY`).
 enum TokenLocks {
     /// Distinct tokens in ascending byte (C collation) order: the one order every writer uses.
     static func sorted<S: Sequence>(_ tokens: S) -> [String] where S.Element == String {

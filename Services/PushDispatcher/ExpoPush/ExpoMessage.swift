@@ -1,6 +1,6 @@
 import Contracts
 
-/// One Expo push message (CONTRACT.md §i.8). `to`, `title`, `body` and `data` are never logged.
+/// One Expo push message (docs/COMPATIBILITY.md#expo). `to`, `title`, `body` and `data` are never logged.
 public struct ExpoMessage: Encodable, Sendable, Equatable {
     public var to: String
     public var title: String

@@ -2,9 +2,10 @@ import Redis
 import Runtime
 
 /// Expo's 600 notifications/s is per project, so every dispatcher replica draws from one Redis token bucket
-/// (DECISIONS.md). `reserve(n)` takes `n` tokens at once — the bucket may go into debt — and returns how long the
-/// caller must wait before sending, so callers are served in arrival order without polling. A rate of 0 means unpaced
-/// (benchmarks). When Redis fails, the caller waits `n / rate` locally: slower than allowed, never faster.
+/// (docs/decisions/0028-push-ownership-and-delivery.md). `reserve(n)` takes `n` tokens at once — the bucket may go into
+/// debt — and returns how long the caller must wait before sending, so callers are served in arrival order without
+/// polling. A rate of 0 means unpaced (benchmarks). When Redis fails, the caller waits `n / rate` locally: slower than
+/// allowed, never faster.
 public struct ExpoPace: Sendable {
     /// Notifications per second for all replicas together; 0 disables pacing.
     public let ratePerSecond: Int

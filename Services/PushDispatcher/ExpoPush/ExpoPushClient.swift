@@ -3,9 +3,9 @@ import FoundationEssentials
 import HTTPClient
 import Runtime
 
-/// Expo's push API (CONTRACT.md §i.8): `POST <base>/--/api/v2/push/send` with at most 100 messages, tickets matched
-/// by index; `POST <base>/--/api/v2/push/getReceipts` with at most 1000 ids. HTTP 429, 5xx and network errors are
-/// retried with exponential backoff and jitter (`retryBase × 2^(n−1)`, ×0.5…1.5), at most `maxAttempts` attempts;
+/// Expo's push API (docs/COMPATIBILITY.md#expo): `POST <base>/--/api/v2/push/send` with at most 100 messages, tickets
+/// matched by index; `POST <base>/--/api/v2/push/getReceipts` with at most 1000 ids. HTTP 429, 5xx and network errors
+/// are retried with exponential backoff and jitter (`retryBase × 2^(n−1)`, ×0.5…1.5), at most `maxAttempts` attempts;
 /// any other 4xx fails every message. Never throws; never logs tokens, ticket ids, titles or bodies.
 ///
 /// `Accept-Encoding` is not sent: the shared HTTP client does not inflate gzip bodies, and Expo answers identity.

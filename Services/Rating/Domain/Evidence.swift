@@ -1,6 +1,6 @@
 import Contracts
 
-/// The rating's evidence sources, in the contract's fixed order (CONTRACT.md §d.2).
+/// The rating's evidence sources, in the contract's fixed order (docs/COMPATIBILITY.md#rating-evidence).
 public enum EvidenceSourceID: String, CaseIterable, Sendable, Codable {
     case quote, ratios, synthesis, pulse, environment, prism, situate, headlines
     case peerForecast = "peer_forecast"

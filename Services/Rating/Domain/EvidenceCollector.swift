@@ -5,8 +5,8 @@ import Headlines
 import MarketData
 import Runtime
 
-/// Assembles a ticker's evidence packet (CONTRACT.md §d.2): every source at once, each with its own budget
-/// (3 s); a source that fails, times out or has nothing is absent. Never builds a Prism, Situate or memo.
+/// Assembles a ticker's evidence packet (docs/COMPATIBILITY.md#rating-evidence): every source at once, each with its
+/// own budget (3 s); a source that fails, times out or has nothing is absent. Never builds a Prism, Situate or memo.
 public struct EvidenceCollector: Sendable {
     let market: MarketDataClient
     let underlying: UnderlyingClient

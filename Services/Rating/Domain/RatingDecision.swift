@@ -2,9 +2,9 @@ import Contracts
 import Jev
 import Runtime
 
-/// The rating decision (CONTRACT.md §d.3), pure: from the resolved evidence and Jev's one answer to the response.
-/// Fewer than two sources, a failed Jev call, or a score that is missing, of the wrong type or below 0.55 confidence
-/// give `insufficient_signal` with `rating: null` — never a made-up hold.
+/// The rating decision (docs/COMPATIBILITY.md#rating-decision), pure: from the resolved evidence and Jev's one answer
+/// to the response. Fewer than two sources, a failed Jev call, or a score that is missing, of the wrong type or below
+/// 0.55 confidence give `insufficient_signal` with `rating: null` — never a made-up hold.
 public enum RatingDecision {
     /// The rubric, in order, as the score question's criteria.
     public static let criteria = RatingAction.allCases.map(\.rawValue)

@@ -62,9 +62,9 @@ public struct RatingEngine: Sendable {
     }
 }
 
-/// `GET /v1/rating/:ticker` with its cache (CONTRACT.md §d.4): Redis, shared by replicas, `ok` for 1 h and
-/// `insufficient_signal` for 5 min; concurrent requests for one ticker share one computation (per process, and
-/// across replicas through a short lock).
+/// `GET /v1/rating/:ticker` with its cache (docs/COMPATIBILITY.md#rating-cache): Redis, shared by replicas, `ok` for
+/// 1 h and `insufficient_signal` for 5 min; concurrent requests for one ticker share one computation (per process,
+/// and across replicas through a short lock).
 public struct RatingService: Sendable {
     static let okTTL: Duration = .seconds(3600)
     static let insufficientTTL: Duration = .seconds(300)

@@ -2,10 +2,10 @@ import Foundation
 import Redis
 import Runtime
 
-/// Cache-only research memos the rating may use but never builds (CONTRACT.md §d.2): the synthesis memo and the
-/// demand pulse per ticker, the environment brief per GICS sector. Their producers (the briefs and research
-/// features) write JSON `{"summary": "…"}` under `mapvest:memo:v1:<kind>:<KEY>`; until something writes them the
-/// three sources are simply absent.
+/// Cache-only research memos the rating may use but never builds (docs/COMPATIBILITY.md#rating-evidence): the synthesis
+/// memo and the demand pulse per ticker, the environment brief per GICS sector. Their producers (the briefs and
+/// research features) write JSON `{"summary": "…"}` under `mapvest:memo:v1:<kind>:<KEY>`; until something writes them
+/// the three sources are simply absent.
 public struct ResearchMemos: Sendable {
     public enum Kind: String, Sendable {
         case synthesis, pulse, environment

@@ -1,7 +1,8 @@
 import Contracts
 import Finance
 
-/// The deterministic part of search intent (CONTRACT.md §e), pure: text shapes and the eight rules in order.
+/// The deterministic part of search intent (docs/COMPATIBILITY.md#search-intent), pure: text shapes and the eight rules
+/// in order.
 public enum IntentRules {
     /// Words that open a question (with at least three words in the query).
     static let questionStarts: [[String]] = [

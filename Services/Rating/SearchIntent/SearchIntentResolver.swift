@@ -4,9 +4,9 @@ import Jev
 import Redis
 import Runtime
 
-/// `POST /v1/search/intent` (CONTRACT.md §e): the deterministic rules (with a 1.5 s live-quote probe), then one
-/// Jev choice for the ambiguous remainder, then the fail-open fallback. Answers are cached 5 minutes in Redis per
-/// `lower(q)|geo flag`, shared by replicas; fallbacks are not cached.
+/// `POST /v1/search/intent` (docs/COMPATIBILITY.md#search-intent): the deterministic rules (with a 1.5 s live-quote
+/// probe), then one Jev choice for the ambiguous remainder, then the fail-open fallback. Answers are cached 5 minutes
+/// in Redis per `lower(q)|geo flag`, shared by replicas; fallbacks are not cached.
 public struct SearchIntentResolver: Sendable {
     public static let cacheTTL: Duration = .seconds(300)
     static let probeBudget: Duration = .milliseconds(1500)

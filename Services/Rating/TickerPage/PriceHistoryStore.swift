@@ -4,8 +4,9 @@ import MarketData
 import Redis
 import Runtime
 
-/// Price histories shared by every Rating replica: Redis, 30 minutes per symbol, period and interval (CONTRACT.md
-/// §k.4), one provider request per key across replicas (`RedisSharedCache`). Failures are not cached.
+/// Price histories shared by every Rating replica: Redis, 30 minutes per symbol, period and interval
+/// (docs/COMPATIBILITY.md#caches), one provider request per key across replicas (`RedisSharedCache`). Failures are
+/// not cached.
 public struct PriceHistoryStore: Sendable {
     /// A history and when it was fetched (the `sources[].fetchedAt` every replica then reports).
     public struct Entry: Codable, Sendable, Equatable {

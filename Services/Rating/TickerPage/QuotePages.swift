@@ -2,7 +2,7 @@ import Contracts
 import MarketData
 import Messaging
 
-/// `GET /v1/quote` (CONTRACT.md §n.3) and `GET /v1/quote-history`, through the market-data boundary.
+/// `GET /v1/quote` (docs/COMPATIBILITY.md#ticker-page) and `GET /v1/quote-history`, through the market-data boundary.
 public struct QuotePages: Sendable {
     static let quoteCacheControl = "public, max-age=15, stale-while-revalidate=60"
     static let historyCacheControl = "public, max-age=60"
