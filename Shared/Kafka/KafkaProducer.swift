@@ -162,7 +162,8 @@ public final class KafkaProducer: Service {
 }
 
 /// State shared by the producer, its poll and liveness threads, its error hook and delivery reports: the
-/// lifecycle under one lock, the availability observers and the signals its actions fire.
+/// lifecycle under one lock, the availability observers and the signals its actions fire. Package-visible only so
+/// that tests can make a `DeliveryBox`.
 package final class ProducerState: Sendable {
     let lifecycle = Mutex(ProducerLifecycle())
     let observers = Mutex<[@Sendable (Bool) -> Void]>([])
