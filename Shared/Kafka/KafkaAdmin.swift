@@ -207,7 +207,8 @@ public enum KafkaAdmin {
                 let topicError = md.topic_cnt > 0 ? md.topics[0].err : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
                 if topicError == RD_KAFKA_RESP_ERR_NO_ERROR, md.topics[0].partition_cnt > 0 { break }
                 guard deadline.remainingMilliseconds > 0 else { throw KafkaError(topicError, detail: name) }
-                usleep(50_000)
+                // Back off before asking again, serving the client's callbacks meanwhile.
+                rd_kafka_poll(handle.raw, 50)
             }
         }
     }

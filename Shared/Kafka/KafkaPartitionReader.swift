@@ -77,6 +77,8 @@ final class ReaderCore: Sendable {
     private let deliver: @Sendable (KafkaMessage) -> Void
     private let logger: Logger
     private let stopRequested = Atomic<Bool>(false)
+    /// Cuts the back-off between end-offset queries short when a stop is requested.
+    private let stopWakeup = ThreadWakeup()
     private let position = Mutex<Int64?>(nil)
     let ready = OneShotSignal()
     let stopped = OneShotSignal()
@@ -97,6 +99,7 @@ final class ReaderCore: Sendable {
 
     func requestStop() {
         stopRequested.store(true, ordering: .releasing)
+        stopWakeup.signal()
         queue.wake()
     }
 
@@ -121,7 +124,7 @@ final class ReaderCore: Sendable {
                     "kafka reader cannot resolve end offset yet",
                     [LogKeys.error: .string(KafkaError(result).description)])
             }
-            usleep(100_000)
+            stopWakeup.wait(until: .now + .milliseconds(100))
         }
         guard !stopping else { return }
         let list = RDKafkaTopicPartitionList([(TopicPartition(topic: topic, partition: partition), high)])

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// A dedicated thread polls librdkafka for delivery reports; each message carries a retained box whose callback
 /// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`): every
-/// `livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they are unreachable —
+/// `ProducerLifecycle.livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they are unreachable —
 /// refusing connections or not answering at all, e.g. frozen — sends are refused at once (so a gateway can answer
 /// 503 promptly), `isAvailable` is false and availability observers are told, until a broker answers again.
 ///
@@ -18,8 +18,6 @@ public final class KafkaProducer: Service {
     public typealias Delivery = (partition: Int32, offset: Int64)
 
     public let name = "kafka-producer"
-    /// How often reachability is checked (a probe is sent only when no delivery arrived since the last check).
-    static let livenessTick: Duration = .milliseconds(200)
     /// How long a probe waits for a broker's answer before the brokers count as unreachable.
     static let probeTimeout: Duration = .milliseconds(400)
     private let handle: RDKafkaHandle
@@ -56,12 +54,12 @@ public final class KafkaProducer: Service {
     }
 
     deinit {
-        state.requestStop(flushTimeout: .seconds(5))
+        state.close(flushTimeout: .seconds(5))
     }
 
     /// Whether sends are accepted (false after shutdown or while no broker is reachable).
     public var isAvailable: Bool {
-        !state.closed.load(ordering: .acquiring) && !state.brokersDown.load(ordering: .acquiring)
+        state.lifecycle.withLock { $0.acceptsSends }
     }
 
     /// Calls `observer` (on the liveness thread; keep it short) each time the brokers become unreachable (false)
@@ -77,17 +75,16 @@ public final class KafkaProducer: Service {
     }
 
     /// Like `send(topic:key:value:headers:)`, to an explicit partition (`nil`: chosen by the key's hash).
+    ///
+    /// A task cancelled while waiting for the delivery report throws `CancellationError` at once; the message,
+    /// already enqueued, may still be delivered.
     public func send(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader])
         async throws -> Delivery
     {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Delivery, any Error>) in
-            do {
-                try enqueue(topic: topic, partition: partition, key: key, value: value, headers: headers) { result in
-                    continuation.resume(with: result)
-                }
-            } catch {
-                continuation.resume(throwing: error)
-            }
+        try admit()
+        let box = DeliveryBox(topic: topic, state: state)
+        return try await box.wait { box throws(KafkaError) in
+            try produce(box, topic: topic, partition: partition, key: key, value: value, headers: headers)
         }
     }
 
@@ -97,14 +94,24 @@ public final class KafkaProducer: Service {
         topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
         onDelivery: @escaping @Sendable (Result<Delivery, KafkaError>) -> Void
     ) throws(KafkaError) {
-        if state.closed.load(ordering: .acquiring) {
+        try admit()
+        let box = DeliveryBox(topic: topic, state: state, onDelivery: onDelivery)
+        try produce(box, topic: topic, partition: partition, key: key, value: value, headers: headers)
+    }
+
+    /// Throws at once when the lifecycle refuses sends (shut down, or no broker reachable).
+    private func admit() throws(KafkaError) {
+        if case .refuse(let refusal) = state.lifecycle.withLock({ $0.send() }) {
             KafkaMetrics.produceErrors.increment()
-            throw KafkaError(code: .state, detail: "producer is shut down", isRetriable: false)
+            throw refusal.error
         }
-        if state.brokersDown.load(ordering: .acquiring) {
-            KafkaMetrics.produceErrors.increment()
-            throw KafkaError(code: .allBrokersDown, detail: "no broker reachable")
-        }
+    }
+
+    /// Hands the message to librdkafka with `box` as its retained context; when this throws, the box is released
+    /// and never completed.
+    private func produce(
+        _ box: DeliveryBox, topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader]
+    ) throws(KafkaError) {
         var cHeaders: OpaquePointer?
         if !headers.isEmpty {
             cHeaders = rd_kafka_headers_new(headers.count)
@@ -114,7 +121,6 @@ public final class KafkaProducer: Service {
                 }
             }
         }
-        let box = DeliveryBox(topic: topic, state: state, onDelivery: onDelivery)
         let opaque = Unmanaged.passRetained(box).toOpaque()
         let raw = handle.raw
         let failure: OpaquePointer? = value.withUnsafeBytes { valueBytes in
@@ -143,9 +149,6 @@ public final class KafkaProducer: Service {
         }
     }
 
-    /// Messages enqueued or in flight (not yet reported).
-    var outstandingMessages: Int { Int(rd_kafka_outq_len(handle.raw)) }
-
     public func run() async throws {
         await state.closedSignal.wait()
         await state.stoppedSignal.wait()
@@ -153,144 +156,114 @@ public final class KafkaProducer: Service {
 
     /// Refuses new sends, flushes outstanding messages (up to 10 s, off the cooperative pool) and stops the poller.
     public func shutdown() async {
-        state.requestStop(flushTimeout: .seconds(10))
+        state.close(flushTimeout: .seconds(10))
         await state.stoppedSignal.wait()
     }
 }
 
-/// State shared by the producer, its poll and liveness threads and its error hook.
-final class ProducerState: Sendable {
-    let closed = Atomic<Bool>(false)
-    let brokersDown = Atomic<Bool>(false)
-    /// librdkafka reported all brokers down; the liveness thread probes at once.
-    let suspectDown = Atomic<Bool>(false)
-    /// Successful deliveries so far: proof of life for `BrokerLiveness`.
-    let deliveries = Atomic<UInt64>(0)
+/// State shared by the producer, its poll and liveness threads, its error hook and delivery reports: the
+/// lifecycle under one lock, the availability observers and the signals its actions fire. Package-visible only so
+/// that tests can make a `DeliveryBox`.
+package final class ProducerState: Sendable {
+    let lifecycle = Mutex(ProducerLifecycle())
     let observers = Mutex<[@Sendable (Bool) -> Void]>([])
-    private let flushTimeoutMs = Atomic<Int32>(0)
     let closedSignal = OneShotSignal()
     let stoppedSignal = OneShotSignal()
+    /// Wakes the liveness thread early: an "all brokers down" report, or the poll thread stopped.
+    let livenessWakeup = ThreadWakeup()
 
-    func requestStop(flushTimeout: Duration) {
-        flushTimeoutMs.store(flushTimeout.clampedMilliseconds, ordering: .relaxed)
-        closed.store(true, ordering: .releasing)
-        closedSignal.fire()
+    package init() {}
+
+    func close(flushTimeout: Duration) {
+        if lifecycle.withLock({ $0.close(flushTimeout: flushTimeout) }) == .stopPolling {
+            closedSignal.fire()
+        }
     }
 
-    var flushTimeout: Int32 { flushTimeoutMs.load(ordering: .relaxed) }
+    /// The poll thread finished: `run()` and `shutdown()` return, the liveness thread ends.
+    func stopped() {
+        if lifecycle.withLock({ $0.stopped() }) { livenessWakeup.signal() }
+        stoppedSignal.fire()
+    }
 
     func noteClientError(_ error: KafkaError, logger: Logger) {
-        if error.code == .allBrokersDown {
-            suspectDown.store(true, ordering: .releasing)
+        if error.code == .allBrokersDown, lifecycle.withLock({ $0.allBrokersDownReported() }) {
+            livenessWakeup.signal()
         }
         logger.log(
             error.isFatal ? .error : .warning, "kafka producer error", [LogKeys.error: .string(error.debugDescription)])
     }
 }
 
-/// The retained per-message context; the delivery report releases it.
-private final class DeliveryBox: Sendable {
-    let topic: String
-    let state: ProducerState
-    private let onDelivery: @Sendable (Result<KafkaProducer.Delivery, KafkaError>) -> Void
-    private let done = Atomic<Bool>(false)
-
-    init(
-        topic: String, state: ProducerState,
-        onDelivery: @escaping @Sendable (Result<KafkaProducer.Delivery, KafkaError>) -> Void
-    ) {
-        self.topic = topic
-        self.state = state
-        self.onDelivery = onDelivery
-    }
-
-    func complete(_ result: Result<KafkaProducer.Delivery, KafkaError>) {
-        guard !done.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        onDelivery(result)
-    }
-}
-
-private let deliveryReportCallback:
-    @convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void = {
-        _, message, _ in
-        guard let message, let opaque = message.pointee._private else { return }
-        let box = Unmanaged<DeliveryBox>.fromOpaque(opaque).takeRetainedValue()
-        let m = message.pointee
-        if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            box.state.deliveries.add(1, ordering: .releasing)
-            KafkaMetrics.producedCounter(box.topic).increment()
-            box.complete(.success((m.partition, m.offset)))
-        } else {
-            KafkaMetrics.produceErrors.increment()
-            box.complete(.failure(KafkaError(m.err)))
-        }
-    }
-
-private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawPointer?, Int) -> R) -> R {
-    guard let bytes, !bytes.isEmpty else { return body(nil, 0) }
-    return bytes.withUnsafeBytes { body($0.baseAddress, $0.count) }
-}
-
 /// The producer's poll thread: serves delivery reports and error callbacks; on stop flushes (bounded, and not at
 /// all while no broker is reachable), purges what is left (its callbacks then report failures) and exits.
 private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logger) {
     let rk = handle.raw
-    while !state.closed.load(ordering: .acquiring) {
-        rd_kafka_poll(rk, 50)
+    while true {
+        switch state.lifecycle.withLock({ $0.pollTurn() }) {
+        case .poll:
+            rd_kafka_poll(rk, 50)
+        case .flush(let timeout):
+            if !flushWhileReachable(rk, state: state, timeout: timeout) {
+                logger.warning(
+                    "producer stopped with undelivered messages",
+                    [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(rk)))])
+                _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+                _ = rd_kafka_flush(rk, 1000)
+            }
+            state.stopped()
+            return
+        case .exit:
+            return
+        }
     }
-    if !flushWhileReachable(rk, state: state, timeout: .milliseconds(Int64(state.flushTimeout))) {
-        logger.warning(
-            "producer stopped with undelivered messages", [LogKeys.kafkaOutq: .int(Int(rd_kafka_outq_len(rk)))])
-        _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
-        _ = rd_kafka_flush(rk, 1000)
-    }
-    state.stoppedSignal.fire()
 }
 
 /// Flushes in short slices until nothing is outstanding, `timeout` passes or the brokers are unreachable;
 /// returns whether everything was delivered.
 private func flushWhileReachable(_ rk: OpaquePointer, state: ProducerState, timeout: Duration) -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while rd_kafka_outq_len(rk) > 0 {
-        if state.brokersDown.load(ordering: .acquiring) || ContinuousClock.now >= deadline { return false }
-        _ = rd_kafka_flush(rk, min(100, deadline.remainingMilliseconds))
+    while true {
+        let outstanding = Int(rd_kafka_outq_len(rk))
+        switch state.lifecycle.withLock({ $0.flushStep(outstanding: outstanding, deadline: deadline, now: .now) }) {
+        case .done: return true
+        case .incomplete: return false
+        case .flush(let milliseconds): _ = rd_kafka_flush(rk, milliseconds)
+        }
     }
-    return true
 }
 
 /// The liveness thread: every tick without a delivery (or at once after an all-brokers-down report) probes the
-/// brokers with a metadata request and applies `BrokerLiveness`'s transitions.
+/// brokers with a metadata request and applies `BrokerLiveness`'s transitions; between turns it sleeps until the
+/// next tick or until woken.
 private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logger) {
     let rk = handle.raw
-    var liveness = BrokerLiveness()
-    var nextTick = ContinuousClock.now + KafkaProducer.livenessTick
-    // Runs until the poll thread has stopped, so a final flush still learns that the brokers went away.
-    while !state.stoppedSignal.isFired {
-        let hinted = state.suspectDown.exchange(false, ordering: .acquiringAndReleasing)
-        if !hinted, ContinuousClock.now < nextTick {
-            usleep(20_000)
+    while true {
+        let transition: BrokerLiveness.Transition
+        switch state.lifecycle.withLock({ $0.livenessTurn(now: .now) }) {
+        case .stop:
+            return
+        case .sleep(let deadline):
+            state.livenessWakeup.wait(until: deadline)
             continue
-        }
-        nextTick = ContinuousClock.now + KafkaProducer.livenessTick
-        var (step, transition) = liveness.tick(deliveries: state.deliveries.load(ordering: .acquiring))
-        if hinted { step = .probe }
-        if step == .probe {
+        case .notify(let change):
+            transition = change
+        case .probe(let pending):
             var metadata: UnsafePointer<rd_kafka_metadata>?
             let result = rd_kafka_metadata(rk, 0, nil, &metadata, KafkaProducer.probeTimeout.clampedMilliseconds)
             if let metadata { rd_kafka_metadata_destroy(metadata) }
-            transition =
-                liveness.probed(
-                    succeeded: result == RD_KAFKA_RESP_ERR_NO_ERROR,
-                    deliveries: state.deliveries.load(ordering: .acquiring)) ?? transition
-            if transition == .down {
+            let succeeded = result == RD_KAFKA_RESP_ERR_NO_ERROR
+            guard let change = state.lifecycle.withLock({ $0.probed(succeeded: succeeded, pending: pending) }) else {
+                continue
+            }
+            if change == .down {
                 logger.error(
                     "no kafka broker reachable; refusing sends",
                     [LogKeys.error: .string(KafkaError(result).description)])
             }
+            transition = change
         }
-        guard let transition else { continue }
         let up = transition == .up
-        state.brokersDown.store(!up, ordering: .releasing)
         KafkaMetrics.brokersDown.set(up ? 0 : 1)
         if up { logger.info("kafka brokers reachable again; accepting sends") }
         for observer in state.observers.withLock({ $0 }) { observer(up) }

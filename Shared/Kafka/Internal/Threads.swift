@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -73,6 +74,23 @@ package final class OneShotSignal: Sendable {
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
+    }
+}
+
+/// Wakes one dedicated thread blocked in `wait(until:)` (a signal before the wait is kept, not lost). Wake-ups
+/// may be spurious: the waiter re-checks its state after every return.
+final class ThreadWakeup: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let pending = Atomic<Bool>(false)
+
+    func signal() {
+        if !pending.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+    }
+
+    /// Blocks (never call it on the cooperative pool) until signalled or `deadline` passes.
+    func wait(until deadline: ContinuousClock.Instant) {
+        _ = semaphore.wait(timeout: .now() + .milliseconds(Int(deadline.remainingMilliseconds)))
+        _ = pending.exchange(false, ordering: .acquiringAndReleasing)
     }
 }
 

@@ -1,0 +1,358 @@
+import CRdKafka
+import Foundation
+import Runtime
+import Synchronization
+
+/// The consumer's C calls and threads, shared by the public object, the poll thread and handler tasks; every
+/// decision is `ConsumerLifecycle`'s.
+final class ConsumerCore: Sendable {
+    typealias Handler = @Sendable (KafkaMessage) async -> Void
+
+    private struct State {
+        var handler: Handler?
+        var lifecycle = ConsumerLifecycle()
+        var failure: KafkaError?
+        /// A revocation waits for handlers: each finish wakes it.
+        var awaitingHandlers = false
+    }
+
+    let handle: RDKafkaHandle
+    private let queue: RDKafkaQueue
+    let groupId: String
+    private let topics: [String]
+    private let logger: Logger
+    private let drainTimeout: Duration
+    private let revokeTimeout: Duration
+    private let inFlightGauge: Gauge
+    private let lag: ConsumerLag
+    private let state = Mutex(State())
+    private let handlersFinished = ThreadWakeup()
+    let stopped = OneShotSignal()
+
+    init(
+        handle: RDKafkaHandle, queue: RDKafkaQueue, groupId: String, topics: [String], logger: Logger,
+        drainTimeout: Duration, revokeTimeout: Duration
+    ) {
+        self.handle = handle
+        self.queue = queue
+        self.groupId = groupId
+        self.topics = topics
+        self.logger = logger
+        self.drainTimeout = drainTimeout
+        self.revokeTimeout = revokeTimeout
+        self.inFlightGauge = KafkaMetrics.handlerInFlight(group: groupId)
+        self.lag = ConsumerLag(group: groupId, topics: topics)
+    }
+
+    var failure: KafkaError? { state.withLock { $0.failure } }
+    var inFlight: Int { state.withLock { $0.lifecycle.load } }
+    private var isStopping: Bool { state.withLock { $0.lifecycle.isStopping } }
+
+    func setHandler(maxInFlight: Int, _ handler: @escaping Handler) {
+        state.withLock {
+            $0.handler = handler
+            $0.lifecycle.configure(maxInFlight: maxInFlight)
+        }
+    }
+
+    func start() throws(KafkaError) {
+        let proceed = try state.withLock { s throws(KafkaError) -> Bool in
+            if s.lifecycle.isStopping { return false }
+            guard s.handler != nil else {
+                throw KafkaError(code: .state, detail: "setHandler must be called before run", isRetriable: false)
+            }
+            switch s.lifecycle.start() {
+            case .subscribe: return true
+            case .stopped: return false
+            case .alreadyStarted: throw KafkaError(code: .state, detail: "run called twice", isRetriable: false)
+            }
+        }
+        guard proceed else {
+            stopped.fire()
+            return
+        }
+        handle.context.setRebalanceHook { [weak self] rk, event, partitions in
+            guard let self else { return false }
+            self.rebalance(rk: rk, event: event, partitions: partitions)
+            return true
+        }
+        handle.context.setCommitHook { [weak self] err, offsets in
+            self?.commitResult(err: err, offsets: offsets)
+        }
+        startThread("kafka-consumer-poll") { [self] in pollLoop() }
+    }
+
+    func requestStop() {
+        let neverStarted = state.withLock { $0.lifecycle.requestStop() }
+        if neverStarted {
+            stopped.fire()  // a later run() returns at once
+        } else {
+            queue.wake()
+        }
+    }
+
+    // MARK: Poll thread
+
+    private func pollLoop() {
+        let rk = handle.raw
+        defer {
+            handle.context.setRebalanceHook(nil)
+            handle.context.setCommitHook(nil)
+            stopped.fire()
+        }
+        let list = RDKafkaTopicPartitionList(capacity: topics.count)
+        for topic in topics { list.add(TopicPartition(topic: topic, partition: MV_PARTITION_UA)) }
+        let subscribed = rd_kafka_subscribe(rk, list.raw)
+        guard subscribed == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            let error = KafkaError(subscribed)
+            logger.error("kafka subscribe failed", [LogKeys.error: .string(error.debugDescription)])
+            state.withLock { $0.failure = error }
+            _ = rd_kafka_consumer_close(rk)
+            return
+        }
+        logger.info("kafka consumer started", [LogKeys.kafkaTopics: .string(topics.joined(separator: ","))])
+        while !isStopping {
+            serviceCommitsAndPause(rk)
+            lag.sampleIfDue(rk)
+            guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
+            handlePolled(message)
+            rd_kafka_message_destroy(message)
+        }
+        drainAndClose(rk)
+    }
+
+    private func handlePolled(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let err = message.pointee.err
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
+            let error = KafkaError(err, detail: errorText(message))
+            if let fatal = handle.fatalError() {
+                logger.error("kafka consumer fatal error", [LogKeys.error: .string(fatal.debugDescription)])
+                state.withLock {
+                    $0.failure = fatal
+                    _ = $0.lifecycle.requestStop()
+                }
+            } else {
+                logger.warning("kafka consumer error", [LogKeys.error: .string(error.debugDescription)])
+            }
+            return
+        }
+        let received = KafkaMessage(copying: message)
+        KafkaMetrics.consumedCounter(received.topic).increment()
+        admit(received)
+    }
+
+    private func errorText(_ message: UnsafeMutablePointer<rd_kafka_message_t>) -> String? {
+        rd_kafka_message_errstr(message).map { String(cString: $0) }
+    }
+
+    private func admit(_ message: KafkaMessage) {
+        let start: (Handler, ConsumerLifecycle.Work)? = state.withLock { s in
+            guard let handler = s.handler, case .run(let work) = s.lifecycle.admit(message) else { return nil }
+            return (handler, work)
+        }
+        if let (handler, work) = start { spawn(handler, work) }
+    }
+
+    private func spawn(_ handler: @escaping Handler, _ work: ConsumerLifecycle.Work) {
+        inFlightGauge.add(1)
+        Task { [weak self] in
+            await handler(work.message)
+            self?.finished(work)
+        }
+    }
+
+    /// Called by handler tasks. Starts the next buffered message and wakes the poll thread to resume or to notice
+    /// the drain; commits wait for the loop's next turn (at most 100 ms away).
+    private func finished(_ work: ConsumerLifecycle.Work) {
+        inFlightGauge.add(-1)
+        let (handler, action, awaited) = state.withLock { s in
+            (s.handler, s.lifecycle.finished(work), s.awaitingHandlers)
+        }
+        if let next = action.next, let handler { spawn(handler, next) }
+        if action.wake { queue.wake() }
+        if awaited { handlersFinished.signal() }
+    }
+
+    /// Commits finished work asynchronously and pauses or resumes the assignment around the cap.
+    private func serviceCommitsAndPause(_ rk: OpaquePointer) {
+        let (commits, action) = state.withLock { $0.lifecycle.tick(now: .now) }
+        if !commits.isEmpty { commit(rk, commits, async: true) }
+        switch action {
+        case .none: break
+        case .pause: setPaused(rk, true)
+        case .resume: setPaused(rk, false)
+        }
+    }
+
+    private func setPaused(_ rk: OpaquePointer, _ paused: Bool) {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(rk, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return }
+        defer { rd_kafka_topic_partition_list_destroy(assignment) }
+        guard assignment.pointee.cnt > 0 else { return }
+        _ = paused ? rd_kafka_pause_partitions(rk, assignment) : rd_kafka_resume_partitions(rk, assignment)
+        logger.debug(paused ? "kafka consumer paused at in-flight cap" : "kafka consumer resumed")
+    }
+
+    @discardableResult
+    private func commit(_ rk: OpaquePointer, _ commits: [(TopicPartition, Int64)], async: Bool) -> Bool {
+        let list = RDKafkaTopicPartitionList(commits.map { ($0.0, $0.1) })
+        let result = rd_kafka_commit(rk, list.raw, async ? 1 : 0)
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            KafkaMetrics.commitErrors.increment()
+            logger.warning("kafka commit failed", [LogKeys.error: .string(KafkaError(result).description)])
+            state.withLock { s in for (tp, offset) in commits { s.lifecycle.commitFailed(tp, offset: offset) } }
+            return false
+        }
+        if !async {
+            // Per-partition errors of a synchronous commit.
+            for entry in RDKafkaTopicPartitionList.entries(of: list.raw) where entry.err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                KafkaMetrics.commitErrors.increment()
+                logger.warning(
+                    "kafka commit failed",
+                    [
+                        LogKeys.kafkaTopic: .string(entry.tp.topic),
+                        LogKeys.kafkaPartition: .int(Int(entry.tp.partition)),
+                        LogKeys.error: .string(KafkaError(entry.err).description),
+                    ])
+            }
+        }
+        return true
+    }
+
+    /// Results of asynchronous commits (served by the poll thread).
+    private func commitResult(err: rd_kafka_resp_err_t, offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?)
+    {
+        let entries = RDKafkaTopicPartitionList.entries(of: offsets)
+        let failed = entries.filter { $0.err != RD_KAFKA_RESP_ERR_NO_ERROR || err != RD_KAFKA_RESP_ERR_NO_ERROR }
+        guard !failed.isEmpty, err != RD_KAFKA_RESP_ERR__NO_OFFSET else { return }
+        KafkaMetrics.commitErrors.increment()
+        let code = err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : failed[0].err
+        // Expected while the group rebalances; anything else deserves attention.
+        let rebalancing = [
+            RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS, RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION,
+            RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID,
+        ].contains(code)
+        logger.log(
+            rebalancing ? .info : .warning, "kafka commit failed; retrying with the next commit",
+            [LogKeys.error: .string(KafkaError(code).description)])
+        state.withLock { s in for entry in failed { s.lifecycle.commitFailed(entry.tp, offset: entry.offset) } }
+    }
+
+    // MARK: Rebalance (poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close)
+
+    private func rebalance(
+        rk: OpaquePointer, event: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    ) {
+        let tps = RDKafkaTopicPartitionList.entries(of: partitions).map(\.tp)
+        switch event {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if let error = applyRebalance(rk, assign: true, partitions) {
+                logger.error("kafka assign failed", [LogKeys.error: .string(error.debugDescription)])
+            }
+            let pause = state.withLock { $0.lifecycle.assigned(tps) }
+            // A partition's pause flag outlives its assignment (it may have been revoked while paused): set it
+            // explicitly to the current state.
+            if !tps.isEmpty {
+                _ = pause ? rd_kafka_pause_partitions(rk, partitions) : rd_kafka_resume_partitions(rk, partitions)
+            }
+            logger.info("kafka partitions assigned", [LogKeys.kafkaPartitions: .string(describe(tps))])
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            revoke(rk, tps, lost: rd_kafka_assignment_lost(rk) != 0)
+            if let error = applyRebalance(rk, assign: false, partitions) {
+                logger.error("kafka unassign failed", [LogKeys.error: .string(error.debugDescription)])
+            }
+        default:
+            logger.error("kafka rebalance error", [LogKeys.error: .string(KafkaError(event).description)])
+            revoke(rk, tps, lost: true)
+            _ = applyRebalance(rk, assign: false, partitions)
+        }
+    }
+
+    /// Drops waiting messages of `tps`, waits (bounded) for their running handlers, commits synchronously unless
+    /// the partitions were lost, and forgets them.
+    private func revoke(_ rk: OpaquePointer, _ tps: [TopicPartition], lost: Bool) {
+        let revoked = Set(tps)
+        let wait = state.withLock { $0.lifecycle.revoking(revoked, lost: lost) }
+        let unfinished = wait ? waitForHandlers(in: revoked, until: .now + revokeTimeout) : 0
+        let commits = state.withLock { $0.lifecycle.revokeCommits(revoked, lost: lost) }
+        if !commits.isEmpty { commit(rk, commits, async: false) }
+        state.withLock { $0.lifecycle.revoked(tps) }
+        var fields: [String: LogValue] = [LogKeys.kafkaPartitions: .string(describe(tps))]
+        if unfinished > 0 { fields[LogKeys.kafkaUnfinished] = .int(unfinished) }
+        if lost { fields[LogKeys.kafkaLost] = true }
+        logger.info("kafka partitions revoked", fields)
+    }
+
+    /// Blocks the poll thread until the partitions' handlers finished (each finish wakes it) or the deadline
+    /// passed; returns how many are still running.
+    private func waitForHandlers(in partitions: Set<TopicPartition>?, until deadline: ContinuousClock.Instant) -> Int {
+        defer { state.withLock { $0.awaitingHandlers = false } }
+        while true {
+            let outstanding = state.withLock { s in
+                let outstanding = s.lifecycle.outstanding(in: partitions)
+                s.awaitingHandlers = outstanding > 0
+                return outstanding
+            }
+            if outstanding == 0 || ContinuousClock.now >= deadline { return outstanding }
+            handlersFinished.wait(until: deadline)
+        }
+    }
+
+    private func drainAndClose(_ rk: OpaquePointer) {
+        state.withLock { $0.lifecycle.drain() }
+        setPaused(rk, true)
+        let deadline = ContinuousClock.now + drainTimeout
+        // Keep polling (rebalances, commit results) while handlers finish; messages polled now are not handled
+        // and, being beyond every tracked offset, are never committed.
+        while state.withLock({ $0.lifecycle.outstanding() }) > 0, ContinuousClock.now < deadline {
+            serviceCommitsAndPause(rk)
+            if let message = rd_kafka_consumer_poll(rk, 10) { rd_kafka_message_destroy(message) }
+        }
+        let (commits, unfinished) = state.withLock { $0.lifecycle.close() }
+        if !commits.isEmpty { commit(rk, commits, async: false) }
+        let closed = rd_kafka_consumer_close(rk)
+        var fields: [String: LogValue] = [:]
+        if unfinished > 0 { fields[LogKeys.kafkaUnfinished] = .int(unfinished) }
+        if closed != RD_KAFKA_RESP_ERR_NO_ERROR { fields[LogKeys.error] = .string(KafkaError(closed).description) }
+        logger.info("kafka consumer closed", fields)
+    }
+
+    private func describe(_ tps: [TopicPartition]) -> String {
+        tps.map(\.description).sorted().joined(separator: ",")
+    }
+}
+
+/// Takes `partitions` (`assign`) or gives them up, incrementally under the cooperative protocol, eagerly (the whole
+/// assignment) otherwise; returns librdkafka's error, if any. The one place both rebalance paths (un)assign.
+private func applyRebalance(
+    _ rk: OpaquePointer, assign: Bool, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+) -> KafkaError? {
+    if rd_kafka_rebalance_protocol(rk).map({ String(cString: $0) }) == "COOPERATIVE" {
+        let error = assign ? rd_kafka_incremental_assign(rk, partitions) : rd_kafka_incremental_unassign(rk, partitions)
+        return error.map { KafkaError(consuming: $0) }
+    }
+    let result = rd_kafka_assign(rk, assign ? partitions : nil)
+    return result == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(result)
+}
+
+/// Falls back to plain (un)assignment when the consumer's Swift side is gone.
+let rebalanceCallback:
+    @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+        UnsafeMutableRawPointer?
+    ) -> Void = { rk, event, partitions, opaque in
+        guard let rk else { return }
+        if let partitions, let hook = CallbackContext.from(opaque)?.rebalanceHook, hook(rk, event, partitions) {
+            return
+        }
+        _ = applyRebalance(rk, assign: event == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, partitions)
+    }
+
+let offsetCommitCallback:
+    @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+        UnsafeMutableRawPointer?
+    ) -> Void = { _, err, offsets, opaque in
+        CallbackContext.from(opaque)?.commitHook?(err, offsets)
+    }
