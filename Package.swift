@@ -97,6 +97,7 @@ let package = Package(
         serviceLibrary(
             "ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
+        serviceLibrary("BriefsCore", in: "Briefs", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",
             ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
@@ -135,8 +136,8 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "Scheduling", "Headlines", "Places", "Finance", "Geo", "Resolver", "Jev",
                 "OpenRouter", "Exa", "MarketData", "Redis", "Postgres", "Kafka", "Contracts", "Runtime", "Crypto",
-                "HTTPClient",
-            ], libraries: ["Scheduling"]),
+                "HTTPClient", "BriefsCore",
+            ], libraries: ["Scheduling", "Core"]),
         service(
             "Research",
             [
@@ -221,7 +222,7 @@ let package = Package(
                 "Crypto", "Contracts", "Runtime", "TestSupport",
             ]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
-        tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
+        tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
         tests(

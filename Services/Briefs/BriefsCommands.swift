@@ -1,59 +1,75 @@
 import Contracts
 import Messaging
 
-/// Routes Briefs' commands to their handlers.
+/// Routes Briefs' commands through one table, command name → handler, registered feature by feature; an unknown
+/// name is undecodable.
 struct BriefsCommands: Sendable {
-    let watchlists: WatchlistCommands
-    let briefs: DailyBriefs
-    let headlines: WatchlistHeadlines
-    let news: NewsReader
-    let scheduled: ScheduledRuns
-    let alerts: PriceAlertCommands
-    let backtest: BacktestCommands
-    let memos: TickerMemos
-    let local: LocalBriefs
-    let saved: SavedLocalBriefs
-    let movement: Movement
-    let evolution: FindEvolution
+    typealias Handler = @Sendable (IncomingCommand) async throws -> Reply
+
+    private let table: [String: Handler]
+
+    init(
+        watchlists: WatchlistCommands, briefs: DailyBriefs, headlines: WatchlistHeadlines, news: NewsReader,
+        scheduled: ScheduledRuns, alerts: PriceAlertCommands, backtest: BacktestCommands, memos: TickerMemos,
+        local: LocalBriefs, saved: SavedLocalBriefs, movement: Movement, evolution: FindEvolution
+    ) {
+        typealias Name = WatchlistCommandName
+        let watchlistRoutes: [String: Handler] = [
+            Name.lists: { try await watchlists.lists($0.decode()) },
+            Name.createList: { try await watchlists.createList($0.decode()) },
+            Name.renameList: { try await watchlists.renameList($0.decode()) },
+            Name.setDefault: { try await watchlists.setDefault($0.decode()) },
+            Name.deleteList: { try await watchlists.deleteList($0.decode()) },
+            Name.summary: { await watchlists.summary(try $0.decode()) },
+            Name.move: { try await watchlists.move($0.decode()) },
+            Name.entries: { try await watchlists.entries($0.decode()) },
+            Name.add: { try await watchlists.add($0.decode(), deadline: $0.deadline) },
+            Name.remove: { try await watchlists.remove($0.decode()) },
+            Name.memo: { try await watchlists.memo($0.decode()) },
+            Name.contains: { try await watchlists.contains($0.decode()) },
+        ]
+        let readingRoutes: [String: Handler] = [
+            Name.brief: { await briefs.brief(try $0.decode(), deadline: $0.deadline) },
+            Name.headlines: { await headlines.headlines(try $0.decode(), deadline: $0.deadline) },
+            Name.newsRead: { await news.read(try $0.decode(), deadline: $0.deadline) },
+            GenerateDailyBriefsCommand.name: { try await scheduled.dailyBriefs($0.decode(), deadline: $0.deadline) },
+            ScanWatchlistMoversCommand.name: { try await scheduled.movers($0.decode()) },
+        ]
+        let alertRoutes: [String: Handler] = [
+            PriceAlertCommandName.create: { try await alerts.create($0.decode(), requestKey: $0.correlationId) },
+            PriceAlertCommandName.list: { try await alerts.list($0.decode()) },
+            PriceAlertCommandName.check: { try await alerts.check($0.decode()) },
+            PriceAlertCommandName.delete: { try await alerts.delete($0.decode()) },
+            ScanPriceAlertsCommand.name: { try await alerts.scan($0.decode()) },
+        ]
+        let tickerRoutes: [String: Handler] = [
+            BacktestCommand.name: { try await backtest.run($0.decode()) },
+            TickerMemoCommand.name: { try await memos.memo($0.decode(), deadline: $0.deadline) },
+            SECFilingsCommand.name: { await memos.filings(try $0.decode(), deadline: $0.deadline) },
+        ]
+        let localRoutes: [String: Handler] = [
+            LocalBriefCommandName.brief: { await local.brief(try $0.decode(), deadline: $0.deadline) },
+            LocalBriefCommandName.save: { try await saved.save($0.decode()) },
+            LocalBriefCommandName.saved: { try await saved.list($0.decode()) },
+            LocalBriefCommandName.delete: { try await saved.delete($0.decode()) },
+            DeviceFixCommand.name: { try await movement.record($0.decode()) },
+            ScanMovementCommand.name: { try await movement.scan($0.decode(), deadline: $0.deadline) },
+            ScanFindEvolutionCommand.name: { try await evolution.scan($0.decode()) },
+        ]
+        // A name registered twice is a programming error: the merge keeps neither silently.
+        table = [watchlistRoutes, readingRoutes, alertRoutes, tickerRoutes, localRoutes].reduce(into: [:]) {
+            all, part in
+            all.merge(part) { first, _ in
+                assertionFailure("a Briefs command name is registered twice")
+                return first
+            }
+        }
+    }
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
-        typealias Name = WatchlistCommandName
-        switch command.name {
-        case Name.lists: return try await watchlists.lists(command.decode())
-        case Name.createList: return try await watchlists.createList(command.decode())
-        case Name.renameList: return try await watchlists.renameList(command.decode())
-        case Name.setDefault: return try await watchlists.setDefault(command.decode())
-        case Name.deleteList: return try await watchlists.deleteList(command.decode())
-        case Name.summary: return await watchlists.summary(try command.decode())
-        case Name.move: return try await watchlists.move(command.decode())
-        case Name.entries: return try await watchlists.entries(command.decode())
-        case Name.add: return try await watchlists.add(command.decode(), deadline: command.deadline)
-        case Name.remove: return try await watchlists.remove(command.decode())
-        case Name.memo: return try await watchlists.memo(command.decode())
-        case Name.contains: return try await watchlists.contains(command.decode())
-        case Name.brief: return await briefs.brief(try command.decode(), deadline: command.deadline)
-        case Name.headlines: return await headlines.headlines(try command.decode(), deadline: command.deadline)
-        case Name.newsRead: return await news.read(try command.decode(), deadline: command.deadline)
-        case GenerateDailyBriefsCommand.name:
-            return try await scheduled.dailyBriefs(command.decode(), deadline: command.deadline)
-        case ScanWatchlistMoversCommand.name: return try await scheduled.movers(command.decode())
-        case PriceAlertCommandName.create:
-            return try await alerts.create(command.decode(), requestKey: command.correlationId)
-        case PriceAlertCommandName.list: return try await alerts.list(command.decode())
-        case PriceAlertCommandName.check: return try await alerts.check(command.decode())
-        case PriceAlertCommandName.delete: return try await alerts.delete(command.decode())
-        case ScanPriceAlertsCommand.name: return try await alerts.scan(command.decode())
-        case BacktestCommand.name: return try await backtest.run(command.decode())
-        case TickerMemoCommand.name: return try await memos.memo(command.decode(), deadline: command.deadline)
-        case SECFilingsCommand.name: return await memos.filings(try command.decode(), deadline: command.deadline)
-        case LocalBriefCommandName.brief: return await local.brief(try command.decode(), deadline: command.deadline)
-        case LocalBriefCommandName.save: return try await saved.save(command.decode())
-        case LocalBriefCommandName.saved: return try await saved.list(command.decode())
-        case LocalBriefCommandName.delete: return try await saved.delete(command.decode())
-        case DeviceFixCommand.name: return try await movement.record(command.decode())
-        case ScanMovementCommand.name: return try await movement.scan(command.decode(), deadline: command.deadline)
-        case ScanFindEvolutionCommand.name: return try await evolution.scan(command.decode())
-        default: throw CommandDecodingError("unknown command \(command.name)")
+        guard let handler = table[command.name] else {
+            throw CommandDecodingError("unknown command \(command.name)")
         }
+        return try await handler(command)
     }
 }

@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Kafka
@@ -10,8 +11,8 @@ import ServiceKit
 /// Mapvest Daily per list (docs/COMPATIBILITY.md#daily-brief, #push-events `daily_brief`): cached in Redis per user +
 /// UTC day + sorted tickers and shared by every replica (`RedisSharedCache`: one generation per key across replicas),
 /// the last brief per user + tickers kept a week for the pre-filter, and the `daily_brief` push for the default list —
-/// at most once per user per UTC day, claimed in `briefs.job_slots` before it is published (the dispatcher's
-/// dedupe key is the last line of defence, not the first).
+/// at most once per user per UTC day, claimed in `briefs.job_slots` before it is published (the dispatcher's dedupe key
+/// is the last line of defence, not the first).
 struct DailyBriefs: Sendable {
     static let cacheTTL: Duration = .seconds(24 * 3600)
     static let lastTTL: Duration = .seconds(7 * 24 * 3600)
@@ -21,8 +22,8 @@ struct DailyBriefs: Sendable {
     let store: WatchlistStore
     let claims: SlotClaims
     let context: ServiceContext
-    private let cache: RedisSharedCache<DailyBriefWriter.Written>
-    private let last: RedisSharedCache<DailyBriefWriter.Written>
+    private let cache: RedisSharedCache<WrittenDailyBrief>
+    private let last: RedisSharedCache<WrittenDailyBrief>
 
     init(
         writer: DailyBriefWriter, store: WatchlistStore, claims: SlotClaims, redis: RedisClient, context: ServiceContext
@@ -46,7 +47,7 @@ struct DailyBriefs: Sendable {
             found = try await store.listWithEntries(userId: command.userId, listId: command.listId)
         } catch {
             context.logger.warning("brief: list read failed", [LogKeys.error: .string("\(error)")])
-            return .json(200, DailyBriefWriter.outage(Date()))
+            return .json(200, DailyBriefRules.outage(Date()))
         }
         guard let (list, entries) = found else { return .error(404, "list not found") }
         let result = await brief(
@@ -76,10 +77,10 @@ struct DailyBriefs: Sendable {
         userId: String, list: WatchList, entries: [WatchEntry], scheduled: Bool, deadline: ContinuousClock.Instant
     ) async -> Result {
         let now = Date()
-        guard !entries.isEmpty else { return Result(brief: DailyBriefWriter.empty(now), effects: {}) }
+        guard !entries.isEmpty else { return Result(brief: DailyBriefRules.empty(now), effects: {}) }
         let started = ContinuousClock.now
-        let tickers = entries.map { $0.ticker.uppercased() }.sorted().joined(separator: ",")
-        let day = Self.day(now)
+        let tickers = DailyBriefRules.tickerKey(entries)
+        let day = BriefsCalendar.day(now)
         let lastKey = "\(userId)::\(tickers)"
         let (writer, last) = (self.writer, self.last)
         let outcome = await cache.value(
@@ -92,8 +93,8 @@ struct DailyBriefs: Sendable {
             })
         let written = outcome.value
         let fresh = outcome.origin == .computed
-        // Only the default list's freshly written brief pushes from a request; the 7 am run pushes the cached one.
-        let pushes = list.isDefault && written.kind == .generated && (fresh || scheduled)
+        let pushes = DailyBriefRules.pushes(
+            isDefault: list.isDefault, kind: written.kind, fresh: fresh, scheduled: scheduled)
         let (claims, context) = (self.claims, self.context)
         let effects: @Sendable () async throws -> Void = {
             let pushed =
@@ -116,8 +117,8 @@ struct DailyBriefs: Sendable {
     static func pushOnce(userId: String, brief: DailyBrief, claims: SlotClaims, context: ServiceContext) async throws
         -> Bool
     {
-        let day = String(brief.generatedAt.prefix(10)).filter(\.isNumber)
-        let body = try JSONEncoder().encode(pushRequest(userId: userId, brief: brief, day: day))
+        let day = DailyBriefRules.pushDay(brief)
+        let body = try JSONEncoder().encode(DailyBriefRules.pushRequest(userId: userId, brief: brief, day: day))
         let outcome = try await claims.once(
             job: pushJob, slot: "\(day):\(userId)", lease: .seconds(60), deadline: ContinuousClock.now + .seconds(90)
         ) {
@@ -129,20 +130,6 @@ struct DailyBriefs: Sendable {
         case .failed, .stillHeld: throw PushNotDelivered(slot: "\(pushJob) \(day)")
         }
     }
-
-    /// `daily_brief` (docs/COMPATIBILITY.md#push-events): "Your morning read", the headline as the body, deduplicated
-    /// per UTC day.
-    static func pushRequest(userId: String, brief: DailyBrief, day: String) -> PushRequest {
-        PushRequest(
-            id: "daily_brief-\(day)-\(userId)", userIds: [userId], eventKey: .dailyBrief, eventKind: "daily_brief",
-            title: "Your morning read", body: String(brief.headline.prefix(240)),
-            data: ["kind": .string("daily_brief")],
-            target: PushTarget(type: "home", fields: ["section": .string("daily-brief")]),
-            dedupe: [PushDedupe(slot: "daily_brief", key: day)])
-    }
-
-    /// `YYYYMMDD` in UTC.
-    static func day(_ date: Date) -> String { String(Timestamp.iso8601(date).prefix(10)).filter(\.isNumber) }
 }
 
 /// Publishes, retrying with back-off for up to 2 s; true once the broker acknowledged it. A false leaves the

@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Geo
@@ -8,20 +9,14 @@ import Runtime
 import Scheduling
 import ServiceKit
 
-/// `find_evolution` (docs/COMPATIBILITY.md#push-events): a find whose symbol is up ≥ 10/25/50/100 % since its found
-/// price is pushed once per tier, monotonic — only a tier above the highest already pushed for it
-/// (`briefs.find_tiers`), so at most four ever per find and nothing after a drawdown and recovery. Per user and tick:
-/// at most 50 quotes (one per distinct symbol, newest finds first), 3 pushes (the rest wait for the next tick) and 3
-/// uncached geocodes for the "near <place>" clause (cache hits free; the place is the centre of the find's geohash-6
-/// tile, never invented). `briefs.find_evolution.scan.v1` without a user id expands into one command per user with
-/// priced finds, keyed by user id. Each push goes out after the reply under a claim `(find_evolution.push,
-/// <findId>:<tier>)`; the tier is recorded only once it was published, and the dispatcher's `evo:<findId>` → tier
-/// dedupe is the last line.
+/// `find_evolution` (docs/COMPATIBILITY.md#push-events), the I/O around `FindEvolutionRules`: the highest tier pushed
+/// per find in `briefs.find_tiers`, so at most four ever per find and nothing after a drawdown and recovery; the
+/// quotes, and up to 3 uncached geocodes for the "near <place>" clause (cache hits free; the place is the centre of the
+/// find's geohash-6 tile, never invented). `briefs.find_evolution.scan.v1` without a user id expands into one command
+/// per user with priced finds, keyed by user id. Each push goes out after the reply under a claim
+/// `(find_evolution.push, <findId>:<tier>)`; the tier is recorded only once it was published, and the dispatcher's
+/// `evo:<findId>` → tier dedupe is the last line.
 struct FindEvolution: Sendable {
-    static let tiers = [100, 50, 25, 10]
-    static let maxQuotes = 50
-    static let maxPushes = 3
-    static let maxGeocodes = 3
     static let job = "find_evolution.push"
 
     /// Version 105: the highest tier pushed per find.
@@ -47,64 +42,6 @@ struct FindEvolution: Sendable {
     let scheduled: ScheduledRuns
     let context: ServiceContext
 
-    /// The highest tier `pct` reaches, or nil below 10 % (and for anything not finite).
-    static func tier(_ pct: Double) -> Int? {
-        guard pct.isFinite else { return nil }
-        return tiers.first { pct >= Double($0) }
-    }
-
-    /// The % change from the found price; nil without a positive, finite basis and price.
-    static func change(foundPrice: Double, price: Double) -> Double? {
-        guard foundPrice.isFinite, price.isFinite, foundPrice > 0 else { return nil }
-        return (price - foundPrice) / foundPrice * 100
-    }
-
-    static func body(brand: String, pct: Double, place: String?) -> String {
-        // `pct` comes from an event's found price (any producer): finite but huge must not trap the conversion.
-        let rounded = pct.rounded().clampedInt(0...1_000_000) ?? 0
-        if let place = place?.trimmingCharacters(in: .whitespaces), !place.isEmpty {
-            return "The \(brand) you spotted near \(place) is up \(rounded)% since you found it"
-        }
-        return "\(brand) evolved — up \(rounded)% since you found it"
-    }
-
-    static func push(userId: String, find: FindsReadModel.Row, ticker: String, tier: Int, pct: Double, place: String?)
-        -> PushRequest
-    {
-        var data: [String: JSONValue] = [
-            "kind": .string("find_evolution"), "findId": .string(find.findId), "brand": .string(find.brand),
-            "ticker": .string(ticker), "tier": .number(Double(tier)), "changePct": .number(pct),
-        ]
-        if let place { data["place"] = .string(place) }
-        return PushRequest(
-            id: "find_evolution-\(find.findId)-\(tier)", userIds: [userId], eventKey: .findEvolution,
-            eventKind: "find_evolution", title: "\(find.brand) evolved",
-            body: body(brand: find.brand, pct: pct, place: place),
-            data: data, target: PushTarget(type: "company", fields: ["ticker": .string(ticker)]),
-            dedupe: [PushDedupe(slot: "evo:\(find.findId)", key: String(tier))])
-    }
-
-    /// A find that crossed a tier above the highest pushed for it.
-    struct Due: Sendable, Equatable {
-        let find: FindsReadModel.Row
-        let ticker: String
-        let tier: Int
-        let pct: Double
-    }
-
-    /// The finds due a push, newest first, at most 3: priced, quoted, a tier above `pushed[findId]`.
-    static func due(_ finds: [FindsReadModel.Row], prices: [String: Double], pushed: [String: Int]) -> [Due] {
-        var out: [Due] = []
-        for find in finds {
-            guard out.count < maxPushes, let ticker = find.ticker, let basis = find.foundPrice,
-                let price = prices[ticker],
-                let pct = change(foundPrice: basis, price: price), let tier = tier(pct), tier > pushed[find.findId] ?? 0
-            else { continue }
-            out.append(Due(find: find, ticker: ticker, tier: tier, pct: pct))
-        }
-        return out
-    }
-
     /// `briefs.find_evolution.scan.v1`.
     func scan(_ command: ScanFindEvolutionCommand) async throws -> Reply {
         guard let userId = command.userId else {
@@ -117,21 +54,19 @@ struct FindEvolution: Sendable {
         }
         let priced = try await finds.pricedFinds(userId: userId)
         guard !priced.isEmpty else { return .json(200, ["due": 0]) }
-        var seen = Set<String>()
-        let prices = await quotes(
-            Array(priced.compactMap(\.ticker).filter { seen.insert($0).inserted }.prefix(Self.maxQuotes)))
+        let prices = await quotes(FindEvolutionRules.symbols(priced))
         let rows = try await db.query(
             "SELECT find_id, tier FROM briefs.find_tiers WHERE user_id = \(userId) AND find_id = ANY(\(priced.map(\.findId)))"
         )
         let pushed = Dictionary(
             rows.compactMap { row in row.string("find_id").flatMap { id in row.int("tier").map { (id, $0) } } }
         ) { max($0, $1) }
-        let due = Self.due(priced, prices: prices, pushed: pushed)
-        var requests: [(due: Due, body: [UInt8])] = []
-        var geocodes = Self.maxGeocodes
+        let due = FindEvolutionRules.due(priced, prices: prices, pushed: pushed)
+        var requests: [(due: FindEvolutionRules.Due, body: [UInt8])] = []
+        var geocodes = FindEvolutionRules.maxGeocodes
         for item in due {
             let place = await place(item.find, budget: &geocodes)
-            let push = Self.push(
+            let push = FindEvolutionRules.push(
                 userId: userId, find: item.find, ticker: item.ticker, tier: item.tier, pct: item.pct, place: place)
             requests.append((item, Array(try JSONEncoder().encode(push))))
         }
@@ -177,7 +112,7 @@ struct FindEvolution: Sendable {
     }
 
     /// The neighbourhood (else city) at the find's tile centre: a cached one is free, an uncached one spends budget.
-    private func place(_ find: FindsReadModel.Row, budget: inout Int) async -> String? {
+    private func place(_ find: FindRow, budget: inout Int) async -> String? {
         guard let tile = find.geohash6, let centre = Geohash.center(tile) else { return nil }
         if let cached = await geocoder.cachedPlace(lat: centre.lat, lng: centre.lng) {
             return cached.neighborhood ?? cached.city

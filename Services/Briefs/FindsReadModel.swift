@@ -1,9 +1,7 @@
+import BriefsCore
 import Contracts
-import Finance
 import Foundation
-import Geo
 import Postgres
-import Runtime
 
 /// Briefs' read model of each user's finds (`briefs.user_finds`), fed by `mapvest.find.recorded` events in Briefs'
 /// own consumer group: what uncaught-nearby needs (owned tickers, sectors, tiles) and what find evolution needs
@@ -35,36 +33,19 @@ struct FindsReadModel: Sendable {
                 """)
     ]
 
-    /// One find as Briefs reads it.
-    struct Row: Sendable, Equatable {
-        let findId: String
-        let brand: String
-        /// The find's ticker, else its public comparable (upper case): the symbol its value follows.
-        let ticker: String?
-        let sector: String?
-        let geohash6: String?
-        let foundPrice: Double?
-    }
+    typealias Row = FindRow
 
     let db: PostgresPool
 
     /// Stores one event's find (the effective ticker upper-cased, its seed sector when the seed lists it).
     func record(_ event: FindRecordedEvent) async throws {
-        let ticker = RarityClassifier.effectiveTicker(ticker: event.ticker, comparable: event.comparable)
-        let sector = ticker.flatMap { BrandSeed.shared.entry(forTicker: $0) }.map {
-            SectorAliases.canonical($0.sector) ?? $0.sector
-        }
-        let price = event.foundPrice.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
-        let tile = event.geohash6.map { $0.lowercased() }.flatMap {
-            $0.count == 6 && Geohash.center($0) != nil ? $0 : nil
-        }
-        let foundAt = Timestamp.parse(event.createdAt).map { min($0, Date()) } ?? Date()
+        let find = RecordedFind(event, now: Date())
         try await db.execute(
             """
             INSERT INTO briefs.user_finds
                 (find_id, user_id, brand, ticker, comparable, is_public, sector, geohash6, found_price, found_at)
-            VALUES (\(event.findId), \(event.userId), \(event.brand), \(ticker), \(event.comparable), \(event.isPublic),
-                    \(sector), \(tile), \(price), \(foundAt))
+            VALUES (\(event.findId), \(event.userId), \(event.brand), \(find.ticker), \(event.comparable),
+                    \(event.isPublic), \(find.sector), \(find.geohash6), \(find.foundPrice), \(find.foundAt))
             ON CONFLICT (find_id) DO NOTHING
             """)
     }

@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Messaging
@@ -43,14 +44,10 @@ struct LocalBriefs: Sendable {
         lat: Double, lng: Double, given: LocalBriefPlace, deadline: ContinuousClock.Instant
     ) async -> (brief: LocalBrief, written: Bool) {
         var place = given
-        if place.neighborhood == nil || place.city == nil || place.state == nil,
-            let found = await geocoder.place(lat: lat, lng: lng)
-        {
-            place = LocalBriefPlace(
-                neighborhood: place.neighborhood ?? found.neighborhood, city: place.city ?? found.city,
-                state: place.state ?? found.state, zip: place.zip ?? found.zip)
+        if LocalBriefRules.needsGeocoding(place), let found = await geocoder.place(lat: lat, lng: lng) {
+            place = LocalBriefRules.merge(place, found)
         }
-        let key = Self.cacheKey(lat: lat, lng: lng, now: Date())
+        let key = LocalBriefRules.cacheKey(lat: lat, lng: lng, now: Date())
         let (writer, logger, resolved) = (self.writer, self.logger, place)
         let outcome = await cache.value(key, ttl: { $0.written ? Self.cacheTTL : nil }) {
             let now = Timestamp.iso8601(Date())
@@ -58,7 +55,7 @@ struct LocalBriefs: Sendable {
                 logger.warning("local brief: no model answer, outage brief")
                 return Cached(
                     brief: LocalBrief(
-                        paragraphs: LocalBriefWriter.outage(place: resolved), place: resolved, nearbyCount: 0,
+                        paragraphs: LocalBriefRules.outage(place: resolved), place: resolved, nearbyCount: 0,
                         generatedAt: now),
                     written: false)
             }
@@ -68,10 +65,5 @@ struct LocalBriefs: Sendable {
                 written: true)
         }
         return (outcome.value.brief, outcome.value.written)
-    }
-
-    /// `v2:<lat 3dp>,<lng 3dp>::<YYYYMMDD UTC>`.
-    static func cacheKey(lat: Double, lng: Double, now: Date) -> String {
-        String(format: "v2:%.3f,%.3f::", lat, lng) + DailyBriefs.day(now)
     }
 }

@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Crypto
 import Foundation
@@ -69,16 +70,12 @@ struct PriceAlertCommands: Sendable {
         }
         let fired = try await firing(userId: userId)
         guard !fired.isEmpty else { return Reply.json(200, ["fired": 0]) }
-        let day = DailyBriefs.day(Date())
-        let push = Self.push(userId: userId, alerts: fired, day: day)
-        let body = Array(try JSONEncoder().encode(push))
-        // One push per user per scan window (the 08:00 and 16:00 scans are 8 h apart, so they fall in different
-        // 8-hour UTC windows): duplicate scans of one slot (a scheduler and an outside producer, or a redelivery) that
-        // saw different quotes share the slot, and only the first pushes.
-        let hour =
-            Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: Date())
-            .hour ?? 0
-        let slot = "\(day):\(userId):w\(hour / 8)"
+        let now = Date()
+        let day = BriefsCalendar.day(now)
+        let body = Array(try JSONEncoder().encode(Self.push(userId: userId, alerts: fired, day: day)))
+        // Duplicate scans of one window (a scheduler and an outside producer, or a redelivery) that saw different
+        // quotes share the slot, and only the first pushes.
+        let slot = PriceAlertRules.scanSlot(userId: userId, day: day, utcHour: BriefsCalendar.utcHour(now))
         let (claims, context, store) = (self.claims, self.context, self.store)
         return Reply.json(200, ["fired": fired.count]).then {
             let outcome = try await claims.once(
@@ -104,54 +101,14 @@ struct PriceAlertCommands: Sendable {
             for ticker in Set(active.map(\.ticker)) { group.addTask { (ticker, await market.quote(ticker)) } }
             return await group.reduce(into: [String: Quote]()) { $0[$1.0] = $1.1 }
         }
-        return active.filter { alert in
-            guard let quote = quotes[alert.ticker] else { return false }
-            return alert.isTriggered(price: quote.price, changePct: quote.changePct)
-        }
+        return PriceAlertRules.firing(active, quotes: quotes)
     }
 
-    /// `price_alerts` (docs/COMPATIBILITY.md#push-events): `Price alert: $T` with the alert's description, or `Price
-    /// alerts: N tickers moved` with up to three cashtags and `+k more`; one dedupe key
-    /// `price_alerts-<YYYYMMDD>-<alertId>` per alert.
+    /// The `price_alerts` push (`PriceAlertRules.push`), its id a digest of the user and the alert ids.
     static func push(userId: String, alerts: [PriceAlert], day: String) -> PushRequest {
-        let title: String
-        let body: String
-        if alerts.count == 1, let only = alerts.first {
-            title = "Price alert: $\(only.ticker)"
-            body = describe(only)
-        } else {
-            title = "Price alerts: \(alerts.count) tickers moved"
-            body =
-                alerts.prefix(3).map { "$\($0.ticker)" }.joined(separator: ", ")
-                + (alerts.count > 3 ? " +\(alerts.count - 3) more" : "")
-        }
-        let ids = alerts.map(\.id).sorted().joined(separator: ",")
-        return PushRequest(
-            id: "price_alerts-\(day)-" + Digest.hex(Digest.sha256(Array("\(userId):\(ids)".utf8))).prefix(24),
-            userIds: [userId], eventKey: .priceAlerts, eventKind: "price_alert", title: title, body: body,
-            data: ["kind": .string("price_alert"), "tickers": .array(alerts.map { .string($0.ticker) })],
-            target: PushTarget(type: "alerts"),
-            dedupe: alerts.map { PushDedupe(slot: "price_alerts", key: "price_alerts-\(day)-\($0.id)") })
-    }
-
-    static func describe(_ alert: PriceAlert) -> String {
-        switch alert.kind {
-        case .priceAbove: return "$\(alert.ticker) crossed above $\(String(format: "%.2f", alert.threshold))"
-        case .priceBelow: return "$\(alert.ticker) fell below $\(String(format: "%.2f", alert.threshold))"
-        case .pctMove: return "$\(alert.ticker) moved by \(String(format: "%.1f", abs(alert.threshold)))% or more"
-        }
-    }
-}
-
-extension PriceAlertCommands {
-    /// The scan at 08:00 and 16:00 scheduler-local (docs/COMPATIBILITY.md#movement), on Briefs' own topic with no user
-    /// id.
-    static var jobs: [ScheduledCommand] {
-        let body = Array((try? JSONEncoder().encode(ScanPriceAlertsCommand())) ?? Data("{}".utf8))
-        return [8, 16].map { hour in
-            ScheduledCommand(
-                job: "briefs.price_alerts.\(hour)", schedule: .daily(hour: hour, minute: 0),
-                topic: ServiceName.briefs.commandTopic, command: ScanPriceAlertsCommand.name, key: "all", body: body)
-        }
+        let seed = PriceAlertRules.pushIdSeed(userId: userId, alerts: alerts)
+        return PriceAlertRules.push(
+            userId: userId, alerts: alerts, day: day,
+            id: "price_alerts-\(day)-" + Digest.hex(Digest.sha256(Array(seed.utf8))).prefix(24))
     }
 }

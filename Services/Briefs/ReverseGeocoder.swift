@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import HTTPClient
@@ -29,7 +30,7 @@ struct ReverseGeocoder: Sendable {
 
     /// The place at a point, or nil when Nominatim had nothing or did not answer.
     func place(lat: Double, lng: Double) async -> LocalBriefPlace? {
-        let key = Self.key(lat: lat, lng: lng)
+        let key = LocalBriefRules.geocodeKey(lat: lat, lng: lng)
         let (http, url) = (
             self.http, "\(baseURL)/reverse?format=json&" + String(format: "lat=%.6f&lon=%.6f", lat, lng) + "&zoom=16"
         )
@@ -38,31 +39,12 @@ struct ReverseGeocoder: Sendable {
                 url: url, headers: [("User-Agent", Self.userAgent), ("Accept", "application/json")],
                 timeout: Self.timeout)
             guard let response = try? await http.execute(request), response.status == 200 else { return nil }
-            return Self.parse(response.body)
+            return LocalBriefRules.parseNominatim(response.body)
         }.value
     }
 
     /// The cached place at a point, without asking Nominatim (nil: not cached).
     func cachedPlace(lat: Double, lng: Double) async -> LocalBriefPlace? {
-        await cache.get(Self.key(lat: lat, lng: lng)) ?? nil
-    }
-
-    private static func key(lat: Double, lng: Double) -> String { String(format: "%.3f,%.3f", lat, lng) }
-
-    private struct Body: Decodable {
-        let address: [String: String]?
-    }
-
-    /// neighborhood = neighbourhood ∥ suburb ∥ city_district ∥ borough ∥ hamlet; city = city ∥ town ∥ village ∥
-    /// county; state; zip = postcode. Nil when none is present.
-    static func parse(_ body: [UInt8]) -> LocalBriefPlace? {
-        guard let address = (try? JSONDecoder().decode(Body.self, from: Data(body)))?.address else { return nil }
-        func first(_ keys: [String]) -> String? {
-            keys.lazy.compactMap { address[$0]?.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
-        }
-        let place = LocalBriefPlace(
-            neighborhood: first(["neighbourhood", "suburb", "city_district", "borough", "hamlet"]),
-            city: first(["city", "town", "village", "county"]), state: first(["state"]), zip: first(["postcode"]))
-        return place == LocalBriefPlace() ? nil : place
+        await cache.get(LocalBriefRules.geocodeKey(lat: lat, lng: lng)) ?? nil
     }
 }

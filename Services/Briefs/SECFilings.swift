@@ -1,21 +1,20 @@
+import BriefsCore
 import Contracts
 import Foundation
 import HTTPClient
 import Runtime
 
-/// SEC EDGAR's public JSON: the ticker → CIK map (`<SEC_BASE_URL>/files/company_tickers.json`, kept 24 h) and a
-/// company's submissions (`<SEC_DATA_BASE_URL>/submissions/CIK##########.json`, kept 1 h). EDGAR asks every
-/// client for a `User-Agent` naming a contact (`SEC_USER_AGENT`).
+/// SEC EDGAR's public JSON over HTTP: the ticker → CIK map (`<SEC_BASE_URL>/files/company_tickers.json`, kept 24 h)
+/// and a company's submissions (`<SEC_DATA_BASE_URL>/submissions/CIK##########.json`, kept 1 h), read by
+/// `SECRules`. EDGAR asks every client for a `User-Agent` naming a contact (`SEC_USER_AGENT`).
 struct SECFilings: Sendable {
     enum Failure: Error { case unknownTicker, unavailable }
-
-    static let forms: Set<String> = ["10-K", "10-Q", "8-K", "20-F", "6-K", "40-F"]
 
     let baseURL: String
     let dataBaseURL: String
     let userAgent: String
     let http: HTTPClient
-    private let tickers = TTLCache<String, [String: (cik: Int, name: String)]>(ttl: .seconds(86_400), capacity: 1)
+    private let tickers = TTLCache<String, [String: SECRules.Company]>(ttl: .seconds(86_400), capacity: 1)
     private let submissions = TTLCache<Int, SECFilingsResponse>(ttl: .seconds(3600), capacity: 2000)
 
     init(env: Environment, http: HTTPClient) {
@@ -28,36 +27,11 @@ struct SECFilings: Sendable {
     func filings(_ ticker: String, deadline: ContinuousClock.Instant) async throws(Failure) -> SECFilingsResponse {
         guard let company = try await map(deadline: deadline)[ticker] else { throw .unknownTicker }
         if let cached = submissions[company.cik] { return relabel(cached, ticker) }
-        let padded = String(repeating: "0", count: max(0, 10 - String(company.cik).count)) + String(company.cik)
-        let body = try await get("\(dataBaseURL)/submissions/CIK\(padded).json", deadline: deadline)
-        struct Submissions: Decodable {
-            struct Filings: Decodable { let recent: Recent? }
-            struct Recent: Decodable {
-                let accessionNumber: [String]?
-                let filingDate: [String]?
-                let form: [String]?
-                let primaryDocument: [String]?
-            }
-            let name: String?
-            let filings: Filings?
+        let body = try await get(
+            "\(dataBaseURL)/submissions/CIK\(SECRules.paddedCIK(company.cik)).json", deadline: deadline)
+        guard let response = SECRules.filings(body, ticker: ticker, company: company, baseURL: baseURL) else {
+            throw .unavailable
         }
-        guard let decoded = try? JSONDecoder().decode(Submissions.self, from: Data(body)) else { throw .unavailable }
-        let recent = decoded.filings?.recent
-        let (numbers, dates, forms, documents) = (
-            recent?.accessionNumber ?? [], recent?.filingDate ?? [], recent?.form ?? [], recent?.primaryDocument ?? []
-        )
-        var filings: [SECFiling] = []
-        for i in 0..<min(numbers.count, dates.count, forms.count, documents.count) where Self.forms.contains(forms[i]) {
-            let folder = numbers[i].filter(\.isNumber)
-            guard !folder.isEmpty, !documents[i].isEmpty, !documents[i].contains("/") else { continue }
-            filings.append(
-                SECFiling(
-                    form: forms[i], filedAt: dates[i], accessionNumber: numbers[i],
-                    url: "\(baseURL)/Archives/edgar/data/\(company.cik)/\(folder)/\(documents[i])"))
-            if filings.count == 10 { break }
-        }
-        let response = SECFilingsResponse(
-            ticker: ticker, cik: padded, name: decoded.name ?? company.name, filings: filings)
         submissions.set(company.cik, response)
         return response
     }
@@ -68,22 +42,11 @@ struct SECFilings: Sendable {
         return copy
     }
 
-    /// `{"0": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."}, …}` by upper-cased ticker.
-    private func map(deadline: ContinuousClock.Instant) async throws(Failure) -> [String: (cik: Int, name: String)] {
+    /// The ticker map, cached for a day.
+    private func map(deadline: ContinuousClock.Instant) async throws(Failure) -> [String: SECRules.Company] {
         if let cached = tickers["all"] { return cached }
-        struct Row: Decodable {
-            let cik_str: Int?
-            let ticker: String?
-            let title: String?
-        }
         let body = try await get("\(baseURL)/files/company_tickers.json", deadline: deadline)
-        guard let rows = try? JSONDecoder().decode([String: Row].self, from: Data(body)) else { throw .unavailable }
-        var map: [String: (cik: Int, name: String)] = [:]
-        for row in rows.values {
-            guard let cik = row.cik_str, (1..<10_000_000_000).contains(cik), let ticker = row.ticker?.uppercased()
-            else { continue }
-            map[ticker] = (cik, row.title ?? ticker)
-        }
+        guard let map = SECRules.companies(body) else { throw .unavailable }
         tickers.set("all", map)
         return map
     }

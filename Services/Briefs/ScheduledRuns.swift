@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Kafka
@@ -13,7 +14,6 @@ import ServiceKit
 /// duplicate expansions are harmless: briefs come from the shared cache and every push is claimed once per slot.
 struct ScheduledRuns: Sendable {
     static let pageSize = 1000
-    static let moverThreshold = 5.0
     static let moverJob = "watchlist_mover.push"
 
     let store: WatchlistStore
@@ -45,13 +45,12 @@ struct ScheduledRuns: Sendable {
             return Reply.json(200, ["due": 0])
         }
         let market = self.market
-        let day = DailyBriefs.day(Date())
+        let day = BriefsCalendar.day(Date())
         var due: [(ticker: String, body: [UInt8])] = []
         for entry in entries {
-            guard let quote = await market.quote(entry.ticker), quote.changePct.isFinite,
-                abs(quote.changePct) >= Self.moverThreshold,
+            guard let quote = await market.quote(entry.ticker), WatchlistRules.isMover(quote),
                 let body = try? JSONEncoder().encode(
-                    Self.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
+                    WatchlistRules.moverPush(userId: userId, quote: quote, ticker: entry.ticker, day: day))
             else { continue }
             due.append((entry.ticker, Array(body)))
         }
@@ -71,20 +70,6 @@ struct ScheduledRuns: Sendable {
                 }
             }
         }
-    }
-
-    /// `watchlist_mover` (docs/COMPATIBILITY.md#push-events): `$T +x.x%`, "… is up x.x% today — it's on your
-    /// watchlist.", once per ticker per day.
-    static func moverPush(userId: String, quote: Quote, ticker: String, day: String) -> PushRequest {
-        let pct = String(format: "%.1f", abs(quote.changePct))
-        let up = quote.changePct >= 0
-        return PushRequest(
-            id: "watchlist_mover-\(day)-\(ticker)-\(userId)", userIds: [userId], eventKey: .watchlistMover,
-            eventKind: "watchlist_mover", title: "$\(ticker) \(up ? "+" : "-")\(pct)%",
-            body: "$\(ticker) is \(up ? "up" : "down") \(pct)% today — it's on your watchlist.",
-            data: ["kind": .string("watchlist_mover"), "ticker": .string(ticker)],
-            target: PushTarget(type: "company", fields: ["ticker": .string(ticker)]),
-            dedupe: [PushDedupe(slot: "watchlist_mover", key: "\(day)-\(ticker)")])
     }
 
     /// Publishes `make(userId)` as command `name` for every user `users(after, limit)` pages through (by default

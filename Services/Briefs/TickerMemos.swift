@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Crypto
 import Foundation
@@ -15,7 +16,6 @@ import ServiceKit
 /// answers 503 and writes nothing — there is no fallback text.
 struct TickerMemos: Sendable {
     static let pushJob = "memo_finished.push"
-    static let missingKey = "memo unavailable: OPENROUTER_API_KEY is not set"
 
     let db: PostgresPool
     let market: MarketDataClient
@@ -52,29 +52,22 @@ struct TickerMemos: Sendable {
     }
 
     func memo(_ command: TickerMemoCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
-        guard openRouter.isConfigured else { return .error(503, Self.missingKey) }
+        guard openRouter.isConfigured else { return .error(503, MemoRules.missingKey) }
         let ticker = command.ticker
         let secDeadline = min(deadline, ContinuousClock.now + .seconds(4))
         async let quote = market.quote(ticker)
         async let news = market.news(ticker, limit: 5)
-        let filings = (try? await sec.filings(ticker, deadline: secDeadline))?.filings.prefix(4) ?? []
-        let headlines = await news.items
-        let sources =
-            filings.map { MemoSource(title: "\($0.form) filed \($0.filedAt)", url: $0.url) }
-            + headlines.map { MemoSource(title: $0.title, url: $0.url) }
-        var facts = ["Ticker: \(ticker)"]
-        if let q = await quote {
-            facts.append(String(format: "Price %.2f %@, %+.2f%% today", q.price, q.currency, q.changePct))
+        let filings = Array((try? await sec.filings(ticker, deadline: secDeadline))?.filings.prefix(4) ?? [])
+        let headlines = await news.items.map {
+            MemoRules.Headline(title: $0.title, url: $0.url, publishedAt: $0.publishedAt)
         }
-        facts +=
-            filings.map { "Filing: \($0.form) on \($0.filedAt)" }
-            + headlines.map { "Headline (\($0.publishedAt)): \($0.title)" }
+        let sources = MemoRules.sources(filings: filings, headlines: headlines)
+        let prompt = MemoRules.prompt(ticker: ticker, quote: await quote, filings: filings, headlines: headlines)
         struct Output: Decodable, Sendable { let memo: String }
         let outcome = await openRouter.chatJSON(
-            decoding: Output.self, models: OpenRouterModels.dailyBrief, system: Self.systemPrompt,
-            user: .text(facts.joined(separator: "\n") + "\n\nWrite the memo."), temperature: 0.3,
-            deadline: deadline - .milliseconds(300), feature: "ticker_memo",
-            accept: { $0.memo.trimmingCharacters(in: .whitespacesAndNewlines).count >= 100 })
+            decoding: Output.self, models: OpenRouterModels.dailyBrief, system: MemoRules.systemPrompt,
+            user: .text(prompt), temperature: 0.3, deadline: deadline - .milliseconds(300), feature: "ticker_memo",
+            accept: { MemoRules.acceptable($0.memo) })
         guard let answer = outcome.result else { return .error(502, "memo model failed") }
         let response = TickerMemoResponse(
             ticker: ticker, provider: answer.modelUsed,
@@ -82,8 +75,8 @@ struct TickerMemos: Sendable {
             sources: sources, generatedAt: Timestamp.iso8601(Date()))
         guard let userId = command.userId else { return .json(200, response) }
         try await store(userId: userId, response)
-        let day = DailyBriefs.day(Date())
-        let body = Array(try JSONEncoder().encode(Self.push(userId: userId, ticker: ticker, day: day)))
+        let day = BriefsCalendar.day(Date())
+        let body = Array(try JSONEncoder().encode(MemoRules.push(userId: userId, ticker: ticker, day: day)))
         let (claims, context) = (self.claims, self.context)
         return Reply.json(200, response).then {
             let slot = "\(day):\(userId):\(ticker)"
@@ -105,22 +98,4 @@ struct TickerMemos: Sendable {
                     \(sources)::jsonb)
             """)
     }
-
-    /// `memo_finished` (docs/COMPATIBILITY.md#push-events): `Your $T brief is ready`, once per ticker per user per UTC
-    /// day.
-    static func push(userId: String, ticker: String, day: String) -> PushRequest {
-        PushRequest(
-            id: "memo_finished-\(day)-\(ticker)-\(userId)", userIds: [userId], eventKey: .memoFinished,
-            eventKind: "memo_finished", title: "Your $\(ticker) brief is ready",
-            body: "Your memo on $\(ticker) is ready to read, with its sources.",
-            data: ["kind": .string("memo_finished"), "ticker": .string(ticker)],
-            target: PushTarget(type: "company", fields: ["ticker": .string(ticker)]),
-            dedupe: [PushDedupe(slot: "memo_finished", key: "\(day)-\(ticker)")])
-    }
-
-    static let systemPrompt = """
-        You write a short investment memo on one listed company for a private investor: plain prose, measured and \
-        hedged, 150 to 250 words, no lists, no advice to buy or sell. Use only the facts given; say when they are \
-        thin. Answer with one JSON object {"memo": string}.
-        """
 }

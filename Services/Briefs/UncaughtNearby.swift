@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Finance
 import Foundation
@@ -52,12 +53,13 @@ struct UncaughtNearby: Sendable {
     func decide(_ device: Movement.Device, now: Date, deadline: ContinuousClock.Instant) async throws
         -> Movement.Decision
     {
-        if !device.pushUnpublished, let lat = device.anchorLat, let lng = device.anchorLng,
-            haversineMetres(lat1: lat, lng1: lng, lat2: device.lat, lng2: device.lng) < Movement.threshold
+        if !device.pushUnpublished,
+            !MovementPolicy.moved(
+                anchorLat: device.anchorLat, anchorLng: device.anchorLng, lat: device.lat, lng: device.lng)
         {
             return .init(outcome: "not_moved", afterReply: nil)
         }
-        let (day, week) = (DailyBriefs.day(now), UncaughtPolicy.weekKey(now))
+        let (day, week) = (BriefsCalendar.day(now), UncaughtPolicy.weekKey(now))
         let spent = try await Self.spent(db.query, tokenId: device.tokenId, day: day, week: week)
         if let (ticker, request) = spent.unpublished {
             return .init(outcome: "pushed", afterReply: publish(device, ticker: ticker, body: request))

@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Foundation
 import MarketData
@@ -54,27 +55,11 @@ struct WatchlistCommands: Sendable {
         do {
             guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
             else { return .error(404, "list not found") }
-            return .json(200, Self.summary(entries, updatedAt: now))
+            return .json(200, WatchlistRules.summary(entries, updatedAt: now))
         } catch {
             context.logger.warning("list summary failed", [LogKeys.error: .string("\(error)")])
-            return .json(200, WatchListSummary(sectors: [], backtestReady: false, tickerCount: 0, updatedAt: now))
+            return .json(200, WatchlistRules.emptySummary(updatedAt: now))
         }
-    }
-
-    static func summary(_ entries: [WatchEntry], updatedAt: String) -> WatchListSummary {
-        var counts: [String: Int] = [:]
-        for entry in entries {
-            let sector = entry.sector?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            counts[sector.isEmpty ? "Uncategorized" : sector, default: 0] += 1
-        }
-        let total = entries.count
-        let sectors = counts.map {
-            WatchListSummary.Sector(sector: $0.key, count: $0.value, pct: Double($0.value) / Double(total))
-        }
-        .sorted { $0.count != $1.count ? $0.count > $1.count : $0.sector < $1.sector }
-        // Ready means `POST /v1/backtest` over this list has a symbol it accepts.
-        let ready = !BacktestCommand.symbols(entries.map(\.ticker)).isEmpty
-        return WatchListSummary(sectors: sectors, backtestReady: ready, tickerCount: total, updatedAt: updatedAt)
     }
 
     func move(_ command: WatchMoveCommand) async throws -> Reply {

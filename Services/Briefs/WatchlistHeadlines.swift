@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Exa
 import Foundation
@@ -11,8 +12,6 @@ import Runtime
 /// unscored); the `?materiality=` floor keeps every unscored item. Never a 500: a failed provider just contributes
 /// nothing.
 struct WatchlistHeadlines: Sendable {
-    static let perTicker = 3
-    static let total = 30
     static let jevTimeout: Duration = .seconds(3)
     static let reserve: Duration = .milliseconds(300)
 
@@ -41,9 +40,11 @@ struct WatchlistHeadlines: Sendable {
             for ticker in tickers {
                 group.addTask {
                     let items =
-                        await withTimeLimit(providerBudget) { await market.news(ticker, limit: Self.perTicker).items }
+                        await withTimeLimit(providerBudget) {
+                            await market.news(ticker, limit: WatchlistRules.headlinesPerTicker).items
+                        }
                         ?? []
-                    return items.prefix(Self.perTicker).map {
+                    return items.prefix(WatchlistRules.headlinesPerTicker).map {
                         WatchHeadline(
                             title: $0.title, url: $0.url, source: $0.source, publishedAt: $0.publishedAt, ticker: ticker
                         )
@@ -52,7 +53,7 @@ struct WatchlistHeadlines: Sendable {
             }
             return await group.reduce(into: [WatchHeadline]()) { $0 += $1 }
         }
-        var items = Array(Self.newestFirst(fetched).prefix(Self.total))
+        var items = Array(WatchlistRules.newestFirst(fetched).prefix(WatchlistRules.headlineTotal))
         let jevBudget = min(Self.jevTimeout, deadline - ContinuousClock.now - Self.reserve)
         if jevBudget > .zero, !items.isEmpty {
             let tags = await materiality.score(
@@ -66,27 +67,9 @@ struct WatchlistHeadlines: Sendable {
         return .json(
             200,
             WatchHeadlinesResponse(
-                items: Self.filter(items, floor: command.materiality), tickers: tickers,
+                items: WatchlistRules.filter(items, floor: command.materiality), tickers: tickers,
                 materiality: command.materiality,
                 generatedAt: Timestamp.iso8601(Date())))
-    }
-
-    /// By `publishedAt`, newest first; unparseable times last, in arrival order.
-    static func newestFirst(_ items: [WatchHeadline]) -> [WatchHeadline] {
-        items.enumerated().sorted { a, b in
-            switch (Timestamp.parse(a.element.publishedAt), Timestamp.parse(b.element.publishedAt)) {
-            case (let x?, let y?): x != y ? x > y : a.offset < b.offset
-            case (.some, nil): true
-            case (nil, .some): false
-            case (nil, nil): a.offset < b.offset
-            }
-        }.map(\.element)
-    }
-
-    /// Items at or above `floor`, plus every unscored one.
-    static func filter(_ items: [WatchHeadline], floor: MaterialityLevel?) -> [WatchHeadline] {
-        guard let floor else { return items }
-        return items.filter { ($0.jevMateriality?.level.rank ?? floor.rank) >= floor.rank }
     }
 }
 

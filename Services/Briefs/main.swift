@@ -1,3 +1,4 @@
+import BriefsCore
 import Contracts
 import Exa
 import Foundation
@@ -25,7 +26,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(
         schema: "briefs",
-        migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + Movement.migrations
+        migrations: WatchlistStore.migrations + SavedLocalBriefs.migrations + MovementStore.migrations
             + FindsReadModel.migrations + UncaughtNearby.migrations + FindEvolution.migrations)
     try await db.migrate(schema: "briefs", migrations: PriceAlertStore.migrations + TickerMemos.migrations)
 
@@ -77,7 +78,7 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
             claims: claims, context: context),
         local: local, saved: SavedLocalBriefs(db: db),
         movement: Movement(
-            db: db, local: local,
+            store: MovementStore(db: db), local: local,
             uncaught: UncaughtNearby(
                 db: db, finds: finds, watchlists: store, nearby: nearby, market: market, context: context),
             context: context),
@@ -101,8 +102,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
         }
         parts.append(
             try CommandScheduler(
-                jobs: BriefsSchedule.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00"))
-                    + PriceAlertCommands.jobs,
+                jobs: BriefsSchedule.commands(
+                    BriefsJobs.jobs(dailyAt: env.get("DAILY_BRIEF_TIME", default: "07:00")) + BriefsJobs.priceAlertJobs),
                 claims: claims,
                 publisher: context.publisher, timeZone: zone, settings: try SchedulerSettings.fromEnvironment(env),
                 logger: logger))

@@ -1,8 +1,7 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Testing
-
-@testable import Briefs
 
 /// The backtest over a fixed synthetic history, checked against returns computed by hand.
 @Suite struct BacktestUnitTests {
@@ -52,7 +51,7 @@ import Testing
                 "AAPL", "BRK.B", "X-Y",
             ])
         let entry = { (t: String) in WatchEntry(ticker: t, source: .manual, createdAt: "2026-01-01T00:00:00.000Z") }
-        #expect(!WatchlistCommands.summary([entry("BRAND NAME CO")], updatedAt: "now").backtestReady)
-        #expect(WatchlistCommands.summary([entry("BRAND NAME CO"), entry("MSFT")], updatedAt: "now").backtestReady)
+        #expect(!WatchlistRules.summary([entry("BRAND NAME CO")], updatedAt: "now").backtestReady)
+        #expect(WatchlistRules.summary([entry("BRAND NAME CO"), entry("MSFT")], updatedAt: "now").backtestReady)
     }
 }

@@ -1,8 +1,7 @@
+import BriefsCore
 import Contracts
 import Foundation
 import Testing
-
-@testable import Briefs
 
 /// The uncaught-nearby policy and find evolution's tiers, pure (docs/COMPATIBILITY.md#push-events, #movement).
 @Suite struct UncaughtAndEvolutionUnitTests {
@@ -18,9 +17,9 @@ import Testing
     }
 
     static func find(_ id: String, ticker: String?, sector: String?, tile: String? = nil, price: Double? = nil)
-        -> FindsReadModel.Row
+        -> FindRow
     {
-        FindsReadModel.Row(
+        FindRow(
             findId: id, brand: "Brand \(id)", ticker: ticker, sector: sector, geohash6: tile, foundPrice: price)
     }
 
@@ -125,36 +124,43 @@ import Testing
     }
 
     @Test func evolutionTiersAreTheHighestCrossedAndMonotonic() {
-        #expect(FindEvolution.tier(9.99) == nil && FindEvolution.tier(10) == 10 && FindEvolution.tier(26) == 25)
-        #expect(FindEvolution.tier(51) == 50 && FindEvolution.tier(250) == 100 && FindEvolution.tier(-40) == nil)
-        #expect(FindEvolution.tier(.nan) == nil && FindEvolution.change(foundPrice: 0, price: 5) == nil)
-        #expect(FindEvolution.change(foundPrice: 100, price: 126) == 26)
+        #expect(
+            FindEvolutionRules.tier(9.99) == nil && FindEvolutionRules.tier(10) == 10
+                && FindEvolutionRules.tier(26) == 25)
+        #expect(
+            FindEvolutionRules.tier(51) == 50 && FindEvolutionRules.tier(250) == 100
+                && FindEvolutionRules.tier(-40) == nil)
+        #expect(FindEvolutionRules.tier(.nan) == nil && FindEvolutionRules.change(foundPrice: 0, price: 5) == nil)
+        #expect(FindEvolutionRules.change(foundPrice: 100, price: 126) == 26)
         let finds = (1...6).map { Self.find("\($0)", ticker: "T\($0)", sector: nil, price: 100) }
         let prices = ["T1": 126.0, "T2": 151, "T3": 90, "T4": 111, "T5": 200, "T6": 130]
         // Newest first: T1 was pushed at 25 already; T3 is down; the cap of 3 keeps T6 for the next tick.
-        let due = FindEvolution.due(finds, prices: prices, pushed: ["1": 25])
+        let due = FindEvolutionRules.due(finds, prices: prices, pushed: ["1": 25])
         #expect(due.map { "\($0.find.findId):\($0.tier)" } == ["2:50", "4:10", "5:100"])
-        #expect(FindEvolution.due(finds, prices: ["T1": 126], pushed: ["1": 25]).isEmpty)
-        #expect(FindEvolution.due(finds, prices: ["T1": 151], pushed: ["1": 25]).map(\.tier) == [50])
+        #expect(FindEvolutionRules.due(finds, prices: ["T1": 126], pushed: ["1": 25]).isEmpty)
+        #expect(FindEvolutionRules.due(finds, prices: ["T1": 151], pushed: ["1": 25]).map(\.tier) == [50])
         // Unpriced and unquoted finds are skipped, never estimated.
         #expect(
-            FindEvolution.due([Self.find("9", ticker: "T9", sector: nil)], prices: ["T9": 500], pushed: [:]).isEmpty)
+            FindEvolutionRules.due([Self.find("9", ticker: "T9", sector: nil)], prices: ["T9": 500], pushed: [:])
+                .isEmpty)
     }
 
     @Test func theEvolutionPushIsTheContractRow() throws {
         let find = Self.find("f1", ticker: "CMG", sector: nil, price: 100)
-        let spatial = FindEvolution.push(userId: "u1", find: find, ticker: "CMG", tier: 25, pct: 26.4, place: "Mission")
+        let spatial = FindEvolutionRules.push(
+            userId: "u1", find: find, ticker: "CMG", tier: 25, pct: 26.4, place: "Mission")
         #expect(
             spatial.title == "Brand f1 evolved"
                 && spatial.body == "The Brand f1 you spotted near Mission is up 26% since you found it")
         #expect(spatial.dedupe == [PushDedupe(slot: "evo:f1", key: "25")] && spatial.tokenId == nil)
         #expect(spatial.data["tier"] == .number(25) && spatial.data["place"] == .string("Mission"))
         #expect(spatial.target == PushTarget(type: "company", fields: ["ticker": .string("CMG")]))
-        let plain = FindEvolution.push(userId: "u1", find: find, ticker: "CMG", tier: 50, pct: 50.6, place: nil)
+        let plain = FindEvolutionRules.push(userId: "u1", find: find, ticker: "CMG", tier: 50, pct: 50.6, place: nil)
         #expect(plain.body == "Brand f1 evolved — up 51% since you found it" && plain.data["place"] == nil)
         // A found price of 1e-300 from an outside producer's event: a finite, huge change is clamped, never a trap.
-        let huge = try #require(FindEvolution.change(foundPrice: 1e-300, price: 100))
-        #expect(huge.isFinite && FindEvolution.tier(huge) == 100)
-        #expect(FindEvolution.body(brand: "X", pct: huge, place: nil) == "X evolved — up 1000000% since you found it")
+        let huge = try #require(FindEvolutionRules.change(foundPrice: 1e-300, price: 100))
+        #expect(huge.isFinite && FindEvolutionRules.tier(huge) == 100)
+        #expect(
+            FindEvolutionRules.body(brand: "X", pct: huge, place: nil) == "X evolved — up 1000000% since you found it")
     }
 }

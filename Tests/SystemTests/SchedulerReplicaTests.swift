@@ -15,7 +15,7 @@ extension SystemTests {
     /// between claim and publish (`SCHEDULER_PAUSE`); killed after the publish and before the slot is marked done,
     /// the survivor publishes that slot again (at least once, never lost — the consumers are idempotent).
     @Suite struct SchedulerReplicaTests {
-        /// Briefs' scheduled jobs (BriefsSchedule, PriceAlertCommands.jobs) at the default `DAILY_BRIEF_TIME` in UTC.
+        /// Briefs' scheduled jobs (BriefsJobs.jobs, BriefsJobs.priceAlertJobs) at the default `DAILY_BRIEF_TIME` in UTC.
         /// A job missing here is still checked for "each published slot once", just not for "every due slot".
         static let schedules: [String: Schedule] = [
             "briefs.daily": .daily(hour: 7, minute: 0), "briefs.movers": .minutes(every: 5, offset: 0),

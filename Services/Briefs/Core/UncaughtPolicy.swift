@@ -5,59 +5,72 @@ import Geo
 
 /// The uncaught-nearby policy (docs/COMPATIBILITY.md#movement), pure: what counts as a candidate, how it scores, which
 /// one wins, the budgets and the push's wire strings. Everything here is a function of its arguments (no clock, store
-/// or network), so the whole policy is checked by unit tests; `UncaughtNearby` feeds it.
-enum UncaughtPolicy {
-    static let radius = 800
-    static let placeLimit = 12
-    static let minScore = 3
-    static let perDay = 1
-    static let perWeek = 3
+/// or network), so the whole policy is checked by unit tests; the binary's `UncaughtNearby` feeds it.
+public enum UncaughtPolicy {
+    public static let radius = 800
+    public static let placeLimit = 12
+    public static let minScore = 3
+    public static let perDay = 1
+    public static let perWeek = 3
 
     /// A nearby public brand with a ticker that is in neither the user's finds nor their default watchlist; its
     /// place's fields (`ticker`, `brand`, `sector`, `lat`…) read through.
     @dynamicMemberLookup
-    struct Candidate: Sendable, Equatable {
-        let place: NearbyBrand
+    public struct Candidate: Sendable, Equatable {
+        public let place: NearbyBrand
         /// Metres from the fix.
-        let distance: Double
+        public let distance: Double
         /// Intraday % change, only from a real quote.
-        var changePct: Double?
+        public var changePct: Double?
         /// This ticker was already pushed to this device (a veto).
-        let previouslyPushed: Bool
+        public let previouslyPushed: Bool
 
-        subscript<T>(dynamicMember field: KeyPath<NearbyBrand, T>) -> T { place[keyPath: field] }
+        public subscript<T>(dynamicMember field: KeyPath<NearbyBrand, T>) -> T { place[keyPath: field] }
+
+        public init(place: NearbyBrand, distance: Double, changePct: Double?, previouslyPushed: Bool) {
+            self.place = place
+            self.distance = distance
+            self.changePct = changePct
+            self.previouslyPushed = previouslyPushed
+        }
     }
 
     /// What the scoring knows about the user.
-    struct Context: Sendable, Equatable {
+    public struct Context: Sendable, Equatable {
         /// Sectors the user finds or watchlists.
-        let affinitySectors: Set<String>
+        public let affinitySectors: Set<String>
         /// Sectors with at least one find.
-        let sectorsWithFinds: Set<String>
+        public let sectorsWithFinds: Set<String>
         /// The user already has a find in the fix's geohash-6 tile.
-        let tileHasFinds: Bool
+        public let tileHasFinds: Bool
+
+        public init(affinitySectors: Set<String>, sectorsWithFinds: Set<String>, tileHasFinds: Bool) {
+            self.affinitySectors = affinitySectors
+            self.sectorsWithFinds = sectorsWithFinds
+            self.tileHasFinds = tileHasFinds
+        }
     }
 
-    enum Reason: String, Sendable {
+    public enum Reason: String, Sendable {
         case sectorAffinity = "sector_affinity", emptySector = "empty_sector", firstInTile = "first_in_tile"
         case intradayMove = "intraday_move", alreadyPushed = "already_pushed"
     }
 
-    struct Scored: Sendable, Equatable {
-        let candidate: Candidate
-        let score: Int
-        let reasons: [Reason]
+    public struct Scored: Sendable, Equatable {
+        public let candidate: Candidate
+        public let score: Int
+        public let reasons: [Reason]
     }
 
     /// A sector's canonical GICS name, else the trimmed text; nil when empty.
-    static func sector(_ raw: String?) -> String? {
+    public static func sector(_ raw: String?) -> String? {
         guard let trimmed = raw?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
         return SectorAliases.canonical(trimmed) ?? trimmed
     }
 
     /// +2 sector affinity, +2 a sector with no finds, +1 no find in this tile yet, +1 |intraday move| > 3 %, −100
     /// already pushed to this device. Affinity and empty sector add up: a watchlisted sector never caught scores both.
-    static func score(_ candidate: Candidate, _ context: Context) -> (score: Int, reasons: [Reason]) {
+    public static func score(_ candidate: Candidate, _ context: Context) -> (score: Int, reasons: [Reason]) {
         var score = 0
         var reasons: [Reason] = []
         if let sector = sector(candidate.sector) {
@@ -86,7 +99,7 @@ enum UncaughtPolicy {
     }
 
     /// The scoring context from the user's finds and default-list entries (an entry's own sector, else the seed's).
-    static func context(finds: [FindsReadModel.Row], watchlist: [WatchEntry], fixTile: String?) -> Context {
+    public static func context(finds: [FindRow], watchlist: [WatchEntry], fixTile: String?) -> Context {
         let withFinds = Set(finds.compactMap { sector($0.sector) })
         var affinity = withFinds
         for entry in watchlist {
@@ -100,17 +113,26 @@ enum UncaughtPolicy {
     }
 
     /// A nearby place the seed lists as a public brand.
-    struct NearbyBrand: Sendable, Equatable {
-        let placeId: String
-        let brand: String
-        let ticker: String
-        let sector: String?
-        let lat: Double
-        let lng: Double
+    public struct NearbyBrand: Sendable, Equatable {
+        public let placeId: String
+        public let brand: String
+        public let ticker: String
+        public let sector: String?
+        public let lat: Double
+        public let lng: Double
+
+        public init(placeId: String, brand: String, ticker: String, sector: String?, lat: Double, lng: Double) {
+            self.placeId = placeId
+            self.brand = brand
+            self.ticker = ticker
+            self.sector = sector
+            self.lat = lat
+            self.lng = lng
+        }
     }
 
     /// Candidates: brands not `owned`, one per ticker (the nearest), flagged when already `pushed` to this device.
-    static func candidates(
+    public static func candidates(
         _ nearby: [NearbyBrand], lat: Double, lng: Double, owned: Set<String>, pushed: Set<String>
     ) -> [Candidate] {
         var byTicker: [String: Candidate] = [:]
@@ -125,7 +147,7 @@ enum UncaughtPolicy {
     }
 
     /// The highest score ≥ 3 (ties: the nearer), or nil: a silent arrival.
-    static func winner(_ candidates: [Candidate], _ context: Context) -> Scored? {
+    public static func winner(_ candidates: [Candidate], _ context: Context) -> Scored? {
         var best: Scored?
         for candidate in candidates {
             let (score, reasons) = score(candidate, context)
@@ -141,28 +163,22 @@ enum UncaughtPolicy {
     }
 
     /// Why a device's budget is spent, or nil when it may still be pushed.
-    static func budgetSpent(today: Int, thisWeek: Int) -> String? {
+    public static func budgetSpent(today: Int, thisWeek: Int) -> String? {
         if today >= perDay { return "day_budget" }
         if thisWeek >= perWeek { return "week_budget" }
         return nil
     }
 
     /// `YYYYMMDD` of the Monday (UTC) starting `date`'s week.
-    static func weekKey(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let weekday = calendar.component(.weekday, from: date)  // 1 = Sunday
-        let back = (weekday + 5) % 7
-        return DailyBriefs.day(calendar.date(byAdding: .day, value: -back, to: date) ?? date)
-    }
+    public static func weekKey(_ date: Date) -> String { BriefsCalendar.weekKey(date) }
 
     /// `NNm` rounded to 10 m (at least 10) under a kilometre, else `x.xkm`.
-    static func distance(_ metres: Double) -> String {
+    public static func distance(_ metres: Double) -> String {
         if metres < 1000 { return "\(max(10, Int((metres / 10).rounded()) * 10))m" }
         return String(format: "%.1fkm", metres / 1000)
     }
 
-    static func body(brand: String, ticker: String, metres: Double?) -> String {
+    public static func body(brand: String, ticker: String, metres: Double?) -> String {
         guard let metres, metres.isFinite, metres >= 0 else {
             return "\(brand) (\(ticker)) is nearby and isn't in your universe yet"
         }
@@ -170,7 +186,7 @@ enum UncaughtPolicy {
     }
 
     /// The map target's one-line reason (a collection gap, never advice).
-    static func reason(_ scored: Scored) -> String {
+    public static func reason(_ scored: Scored) -> String {
         let (brand, sector) = (scored.candidate.brand, sector(scored.candidate.sector))
         if scored.reasons.contains(.sectorAffinity), let sector {
             return "\(brand) matches the \(sector) companies you already explore."
@@ -184,7 +200,7 @@ enum UncaughtPolicy {
 
     /// `uncaught_nearby` (docs/COMPATIBILITY.md#push-events) to that token only; the dispatcher's dedupe marks the
     /// ticker pushed to this device and the day's and week's counts (`spentToday`/`spentThisWeek` before this push).
-    static func push(
+    public static func push(
         userId: String, tokenId: String, winner: Scored, day: String, week: String, spentToday: Int, spentThisWeek: Int
     ) -> PushRequest {
         let c = winner.candidate
