@@ -93,15 +93,20 @@ let package = Package(
             ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary(
             "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary("PushCore", in: "PushDispatcher", folder: "Core", ["Contracts", "Runtime"]),
         serviceLibrary(
-            "ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+            "ExpoPush", in: "PushDispatcher", folder: "ExpoPush",
+            ["PushCore", "HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",
             ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
         serviceLibrary(
-            "PushDomain", in: "PushDispatcher", folder: "Domain",
-            ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+            "PushAdapters", in: "PushDispatcher", folder: "Adapters",
+            [
+                "PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts",
+                "Runtime",
+            ]),
 
         // Services: one executable each.
         service(
@@ -143,8 +148,8 @@ let package = Package(
                 "Runtime",
             ]),
         service(
-            "PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"],
-            libraries: ["Domain", "ExpoPush"]),
+            "PushDispatcher", ["ServiceKit", "PushAdapters", "PushCore", "Messaging", "Contracts", "Runtime", "Kafka"],
+            libraries: ["Core", "Adapters", "ExpoPush"]),
 
         // Dev/test tooling.
         .executableTarget(
@@ -161,7 +166,7 @@ let package = Package(
 
         .executableTarget(
             name: "PushBench",
-            dependencies: ["PushDomain", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
+            dependencies: ["PushAdapters", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
             path: "Tools/PushBench", swiftSettings: swiftSettings),
 
         .executableTarget(
@@ -214,9 +219,11 @@ let package = Package(
         tests(
             "PushTests",
             [
-                "PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient",
+                "PushAdapters", "PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer",
+                "HTTPClient",
                 "Crypto", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("PushCoreTests", ["PushCore", "Contracts"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
         tests(

@@ -1,5 +1,3 @@
-import ExpoPush
-
 /// The lifecycle of one batch on one reserved connection, as a pure state machine: selected → claimed → paced →
 /// locked → revalidated → handed off → finalized (or given up after three attempts: the leases expire) → unlocked.
 /// `PushDispatcher` performs each `Action` and reports its result with the matching method, which returns the next
@@ -8,8 +6,8 @@ import ExpoPush
 /// acquisition), Expo is called and the batch finalized while they are held, and they are released last.
 ///
 /// An error before the Expo call ends the batch (the dispatcher retries its tokens); from the call on nothing fails.
-struct HandoffBatch: Sendable {
-    enum Action: Sendable, Equatable {
+package struct HandoffBatch: Sendable {
+    package enum Action: Sendable, Equatable {
         /// Take the tokens: the next page after a cursor, or the given ones.
         case select(BatchSelection)
         /// The claim transaction for these tokens (sorted, distinct).
@@ -35,7 +33,7 @@ struct HandoffBatch: Sendable {
     }
 
     /// Finalize attempts before the leases are left to expire.
-    static let finalizeAttempts = 3
+    package static let finalizeAttempts = 3
 
     private enum State: Sendable {
         case idle(BatchSelection)
@@ -54,20 +52,20 @@ struct HandoffBatch: Sendable {
     private var state: State
     private let dispatchEnabled: Bool
     /// The counts so far.
-    private(set) var tally = BatchTally()
+    package private(set) var tally = BatchTally()
 
-    init(_ selection: BatchSelection, dispatchEnabled: Bool) {
+    package init(_ selection: BatchSelection, dispatchEnabled: Bool) {
         state = .idle(selection)
         self.dispatchEnabled = dispatchEnabled
     }
 
-    mutating func start() -> Action {
+    package mutating func start() -> Action {
         guard case .idle(let selection) = state else { invalid("start") }
         state = .selecting
         return .select(selection)
     }
 
-    mutating func selected(_ tokens: [String]) -> Action {
+    package mutating func selected(_ tokens: [String]) -> Action {
         guard case .selecting = state else { invalid("selected") }
         tally.selected = tokens
         guard !tokens.isEmpty else { return finish() }
@@ -75,7 +73,7 @@ struct HandoffBatch: Sendable {
         return .claim(TokenLocks.sorted(tokens))
     }
 
-    mutating func claimed(_ claim: ClaimDecision) -> Action {
+    package mutating func claimed(_ claim: ClaimDecision) -> Action {
         guard case .claiming = state else { invalid("claimed") }
         tally.busy = claim.busy
         tally.skipped = claim.delivered
@@ -84,21 +82,21 @@ struct HandoffBatch: Sendable {
         return .pace(messages: dispatchEnabled ? claim.groups.count : 0)
     }
 
-    mutating func paced() -> Action {
+    package mutating func paced() -> Action {
         guard case .pacing(let groups) = state else { invalid("paced") }
         let locks = TokenLocks.sorted(groups.map(\.expoToken))
         state = .locking(groups, locks: locks)
         return .lock(locks)
     }
 
-    mutating func locked() -> Action {
+    package mutating func locked() -> Action {
         guard case .locking(let groups, let locks) = state else { invalid("locked") }
         state = .revalidating(groups, locks: locks)
         return .revalidate(groups)
     }
 
     /// `valid`: the ids of the groups whose leases were renewed.
-    mutating func revalidated(_ valid: Set<String>) -> Action {
+    package mutating func revalidated(_ valid: Set<String>) -> Action {
         guard case .revalidating(let groups, let locks) = state else { invalid("revalidated") }
         let sendable = groups.filter { valid.contains($0.id) }
         tally.skipped += groups.count - sendable.count
@@ -107,7 +105,7 @@ struct HandoffBatch: Sendable {
     }
 
     /// Expo's tickets, by index of the messages sent.
-    mutating func handedOff(_ tickets: [ExpoTicket]) -> Action {
+    package mutating func handedOff(_ tickets: [ExpoTicket]) -> Action {
         guard case .handingOff(let groups, let sent, let locks) = state else { invalid("handedOff") }
         tally.record(tickets)
         let plan = FinalizePlan(groups: groups, sent: sent, tickets: tickets)
@@ -116,18 +114,18 @@ struct HandoffBatch: Sendable {
     }
 
     /// The blocked messages fail as `disabled`.
-    mutating func blocked() -> Action {
+    package mutating func blocked() -> Action {
         guard case .handingOff(_, let sent, _) = state else { invalid("blocked") }
         return handedOff(Array(repeating: .failed(reason: .disabled), count: sent.count))
     }
 
-    mutating func finalized() -> Action {
+    package mutating func finalized() -> Action {
         guard case .finalizing(_, _, let locks) = state else { invalid("finalized") }
         state = .unlocking
         return .unlock(locks, finalized: true)
     }
 
-    mutating func finalizeFailed() -> Action {
+    package mutating func finalizeFailed() -> Action {
         guard case .finalizing(let plan, let attempt, let locks) = state else { invalid("finalizeFailed") }
         guard attempt < Self.finalizeAttempts else {
             state = .unlocking
@@ -137,13 +135,13 @@ struct HandoffBatch: Sendable {
         return .backOff(DeliveryRun.retryDelay(attempt))
     }
 
-    mutating func backedOff() -> Action {
+    package mutating func backedOff() -> Action {
         guard case .backingOff(let plan, let attempt, let locks) = state else { invalid("backedOff") }
         state = .finalizing(plan, attempt: attempt + 1, locks: locks)
         return .finalize(plan, attempt: attempt + 1)
     }
 
-    mutating func unlocked() -> Action {
+    package mutating func unlocked() -> Action {
         guard case .unlocking = state else { invalid("unlocked") }
         return finish()
     }

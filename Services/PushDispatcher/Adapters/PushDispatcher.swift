@@ -2,6 +2,7 @@ import Contracts
 import ExpoPush
 import FoundationEssentials
 import Postgres
+import PushCore
 import Runtime
 import Synchronization
 

@@ -1,5 +1,6 @@
 import ExpoPush
 import Postgres
+import PushCore
 import Runtime
 
 /// Background work shared by all replicas, every `interval`:

@@ -1,6 +1,7 @@
 import Crypto
 import FoundationEssentials
 import Postgres
+import PushCore
 import Runtime
 
 /// The SQL of a delivery batch (CONTRACT.md §i.7) on the dispatcher's reserved connection: select the next

@@ -1,3 +1,4 @@
+import PushCore
 import Runtime
 
 /// The push metrics. Labels are bounded (fixed outcomes), never user, token or request ids.
@@ -60,7 +61,7 @@ enum Metrics {
     static func registerAlertingSeries() {
         _ = batchErrors
         for outcome in ["handed_off", "failed"] { _ = notifications(outcome) }
-        for reason in PushRequestIntake.Rejection.allCases { _ = requestsRejected(reason.rawValue) }
+        for reason in PushRequestRejection.allCases { _ = requestsRejected(reason.rawValue) }
     }
 
     static func requestsRejected(_ reason: String) -> Counter {

@@ -1,14 +1,9 @@
 import Postgres
+import PushCore
 
-/// The per-physical-token advisory keys (CONTRACT.md §i.6): `hashtextextended(<expo_token>, 0)`. Every writer takes
-/// them BEFORE any row lock, several at once in ascending byte order of the token (deduplicated), so two writers
-/// never wait on each other in opposite orders. The statements evaluate the array in order (`WITH ORDINALITY`).
-enum TokenLocks {
-    /// Distinct tokens in ascending byte (C collation) order: the one order every writer uses.
-    static func sorted<S: Sequence>(_ tokens: S) -> [String] where S.Element == String {
-        Set(tokens).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-
+/// The advisory-lock statements in the order `TokenLocks.sorted` gives: the arrays are evaluated in order
+/// (`WITH ORDINALITY`).
+extension TokenLocks {
     /// Transaction-level locks, released at COMMIT/ROLLBACK. `tokens` must come from `sorted`.
     static func lockForTransaction(_ conn: PostgresConnection, _ tokens: [String]) async throws {
         guard !tokens.isEmpty else { return }

@@ -1,6 +1,6 @@
 import Contracts
-import FoundationEssentials
 import Kafka
+import PushCore
 import Runtime
 
 /// Consumes notification requests (`mapvest.push.requests.v1`, group `mapvest.push.dispatch`) and hands each to the
@@ -56,22 +56,8 @@ public final class PushRequestIntake: Service {
     /// Stops intake, lets running deliveries finish (bounded), commits, leaves the group.
     public func shutdown() async { await consumer.shutdown() }
 
-    /// Why a message is not a push request (bounded values, used as headers, metrics and log fields).
-    public enum Rejection: String, Error, Sendable, CaseIterable {
-        case wrongCommand = "unexpected mv-command header"
-        case undecodable = "undecodable push request"
-        case invalid = "push request without id or recipients"
-    }
-
-    /// The request in `message`: any `mv-command` header must be `push.request.v1`; none is fine.
-    public static func decode(_ message: KafkaMessage) -> Result<PushRequest, Rejection> {
-        if let command = message.header(MessageHeaders.command), command != PushRequest.name {
-            return .failure(.wrongCommand)
-        }
-        guard let request = try? JSONDecoder().decode(PushRequest.self, from: Data(message.value)) else {
-            return .failure(.undecodable)
-        }
-        guard !request.id.isEmpty, !request.userIds.isEmpty else { return .failure(.invalid) }
-        return .success(request)
+    /// The request in `message` (`PushRequest.decode(command:body:)`).
+    package static func decode(_ message: KafkaMessage) -> Result<PushRequest, PushRequestRejection> {
+        PushRequest.decode(command: message.header(MessageHeaders.command), body: message.value)
     }
 }

@@ -9,8 +9,8 @@
 ///    replica that died has run out by then). What is still left is reported as unavailable.
 ///
 /// Cancellation is looked at before each page and each round.
-struct DeliveryRun: Sendable {
-    enum Action: Sendable, Equatable {
+package struct DeliveryRun: Sendable {
+    package enum Action: Sendable, Equatable {
         case batch(BatchSelection)
         case sleep(Duration)
         /// The pages were abandoned: the database stayed unavailable for `patience` (log it; then ask again).
@@ -31,28 +31,28 @@ struct DeliveryRun: Sendable {
         case finished
     }
 
-    let batchSize: Int
-    let patience: Duration
+    package let batchSize: Int
+    package let patience: Duration
     private var state: State = .page(cursor: nil)
     /// Tokens to try again in the next round.
-    private(set) var retry = Set<String>()
+    package private(set) var retry = Set<String>()
     /// The retries collected by the running round.
     private var nextRetry = Set<String>()
     private var selectFailures = 0
     private var selectDeadline: ContinuousClock.Instant?
 
-    init(batchSize: Int, patience: Duration) {
+    package init(batchSize: Int, patience: Duration) {
         self.batchSize = max(1, batchSize)
         self.patience = patience
     }
 
     /// Backoff for the `attempt`-th retry (from 1): 50 ms doubling, at most 2 s.
-    static func retryDelay(_ attempt: Int) -> Duration {
+    package static func retryDelay(_ attempt: Int) -> Duration {
         .milliseconds(min(2000, 25 << min(attempt, 7)))
     }
 
     /// The next thing to do. Call it first, after each batch (`finished`), after each sleep and after `abandonPages`.
-    mutating func next(now: ContinuousClock.Instant, cancelled: Bool) -> Action {
+    package mutating func next(now: ContinuousClock.Instant, cancelled: Bool) -> Action {
         switch state {
         case .page(let cursor):
             if cancelled { return endPages(now: now, cancelled: cancelled) }
@@ -88,7 +88,7 @@ struct DeliveryRun: Sendable {
     }
 
     /// Reports the batch the last `.batch` action ran (`now`: when it ended).
-    mutating func finished(_ outcome: BatchOutcome, now: ContinuousClock.Instant) {
+    package mutating func finished(_ outcome: BatchOutcome, now: ContinuousClock.Instant) {
         switch state {
         case .pageRunning(let cursor):
             if outcome.failed && outcome.selected.isEmpty {

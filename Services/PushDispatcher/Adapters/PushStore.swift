@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import FoundationEssentials
 import Postgres
+import PushCore
 import Runtime
 
 /// The route-side writers and readers of the push tables (CONTRACT.md §i.3). Every writer runs in one transaction

@@ -33,7 +33,7 @@ public enum ExpoTicket: Sendable, Equatable {
     /// Any other failure (`InvalidCredentials`, `MessageTooBig`, a 4xx, retries exhausted, dispatch disabled).
     case failed(reason: ExpoFailure)
 
-    var isSuccess: Bool {
+    package var isSuccess: Bool {
         if case .ok = self { return true }
         return false
     }

@@ -1,6 +1,7 @@
 import ExpoPush
 import HTTPClient
 import Postgres
+import PushCore
 import Redis
 import Runtime
 

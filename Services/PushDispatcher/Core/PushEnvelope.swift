@@ -1,13 +1,12 @@
 import Contracts
-import ExpoPush
 import FoundationEssentials
 import Runtime
 
 /// Builds the per-recipient Expo message (CONTRACT.md §i.8): the notifier's legacy top-level `data` fields plus the
 /// `data.mapvest` envelope `{schemaVersion, deliveryId, installationId, issuedAt, expiresAt, eventKind, target}`.
 public enum PushEnvelope {
-    static let defaultTTL = 86_400
-    static let ttlRange = 300...604_800
+    package static let defaultTTL = 86_400
+    package static let ttlRange = 300...604_800
 
     /// `ttl` seconds: default 86 400, clamped 300…604 800.
     public static func ttl(_ seconds: Int?) -> Int {

@@ -1,5 +1,4 @@
 import Contracts
-import ExpoPush
 
 /// What became of one notification request. Counts only: never tokens, ids, titles or bodies.
 public struct DeliverySummary: Sendable, Equatable {
@@ -28,7 +27,7 @@ public struct DeliverySummary: Sendable, Equatable {
 
 extension DeliverySummary {
     /// Adds one handed-off batch.
-    mutating func add(_ batch: BatchTally) {
+    package mutating func add(_ batch: BatchTally) {
         successes += batch.successes
         failures += batch.failures
         invalidTokens += batch.invalid
@@ -37,7 +36,7 @@ extension DeliverySummary {
     }
 
     /// Tokens still busy or failing at the deadline count as unavailable failures.
-    mutating func giveUp(_ tokens: Int) {
+    package mutating func giveUp(_ tokens: Int) {
         guard tokens > 0 else { return }
         failures += tokens
         failureReason = failureReason ?? .unavailable
