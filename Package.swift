@@ -81,16 +81,18 @@ let package = Package(
         shared(
             "Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary("NearbyCore", in: "Nearby", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
-            "NearbyDomain", in: "Nearby", folder: "Domain",
-            ["Places", "Resolver", "Kafka", "Messaging", "Postgres", "Geo", "Contracts", "Runtime"]),
-        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
+            "NearbyAdapters", in: "Nearby", folder: "Adapters",
+            ["NearbyCore", "Places", "Resolver", "Finance", "Kafka", "Messaging", "Postgres", "Contracts", "Runtime"]),
+        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
+        serviceLibrary("RatingCore", in: "Rating", folder: "Core", ["Contracts", "Runtime"]),
         serviceLibrary(
-            "RatingDomain", in: "Rating", folder: "Domain",
-            ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+            "RatingAdapters", in: "Rating", folder: "Adapters",
+            ["RatingCore", "Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         serviceLibrary(
             "TickerPage", in: "Rating", folder: "TickerPage",
-            ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
+            ["Charts", "MarketData", "RatingAdapters", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary(
             "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("PushCore", in: "PushDispatcher", folder: "Core", ["Contracts", "Runtime"]),
@@ -125,15 +127,15 @@ let package = Package(
         service(
             "Nearby",
             [
-                "ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData",
-                "Redis", "Postgres", "Contracts", "Runtime",
-            ], libraries: ["Domain"]),
+                "ServiceKit", "Messaging", "NearbyAdapters", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter",
+                "MarketData", "Redis", "Postgres", "Contracts", "Runtime",
+            ], libraries: ["Core", "Adapters"]),
         service(
             "Rating",
             [
-                "ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev",
+                "ServiceKit", "Messaging", "RatingAdapters", "TickerPage", "Headlines", "SearchIntent", "Jev",
                 "MarketData", "Redis", "Contracts", "Runtime",
-            ], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
+            ], libraries: ["Core", "Adapters", "TickerPage", "SearchIntent", "Charts"]),
         service(
             "Briefs",
             [
@@ -207,15 +209,17 @@ let package = Package(
         tests(
             "NearbyTests",
             [
-                "NearbyDomain", "Messaging", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis",
-                "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "NearbyAdapters", "NearbyCore", "Messaging", "Places", "Resolver", "Finance", "Exa", "OpenRouter",
+                "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("NearbyCoreTests", ["NearbyCore", "Finance", "Contracts"]),
         tests(
             "RatingTests",
             [
-                "TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData",
-                "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "TickerPage", "Charts", "Messaging", "RatingAdapters", "RatingCore", "Headlines", "SearchIntent", "Jev",
+                "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("RatingCoreTests", ["RatingCore", "Contracts"]),
         tests(
             "PushTests",
             [

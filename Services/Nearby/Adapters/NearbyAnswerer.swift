@@ -1,8 +1,6 @@
 import Contracts
-import Foundation
-import Geo
+import NearbyCore
 import Places
-import Resolver
 import Runtime
 
 /// `GET /v1/nearby` (CONTRACT.md §b): the tile (cache or cascade), filtering and ranking, the brand → ticker join,
@@ -13,11 +11,6 @@ public struct NearbyAnswerer: Sendable {
         /// The response, or the 502 message when the cascade is exhausted.
         public let result: Result<NearbyResponse, PlacesLookupFailed>
         public let event: NearbyServedEvent
-    }
-
-    /// Every places source failed: `places lookup failed: <source>: <reason>; …`.
-    public struct PlacesLookupFailed: Error, Sendable, Equatable {
-        public let message: String
     }
 
     let tiles: PlacesTileCache
@@ -34,11 +27,6 @@ public struct NearbyAnswerer: Sendable {
         self.logger = logger
     }
 
-    /// `Cache-Control` by caller: signed-in answers carry per-user state.
-    public static func cacheControl(signedIn: Bool) -> String {
-        signedIn ? "private, max-age=60" : "public, max-age=60, stale-while-revalidate=300"
-    }
-
     public func answer(_ command: NearbyCommand, deadline: ContinuousClock.Instant) async -> Answer {
         let started = ContinuousClock.now
         let center = LatLng(lat: command.lat, lng: command.lng)
@@ -46,7 +34,7 @@ public struct NearbyAnswerer: Sendable {
         guard let key = TileKey(center: center, radius: command.radius, zoom: command.zoom) else {
             // The gateway validated the point; this only guards against a malformed command.
             return Answer(
-                result: .failure(PlacesLookupFailed(message: "places lookup failed: invalid location")),
+                result: .failure(.invalidLocation),
                 event: NearbyServedEvent(
                     tile: "invalid", source: "none", tileCacheHit: false, items: 0, investables: 0, signedIn: signedIn,
                     latencyMs: 0))
@@ -64,9 +52,8 @@ public struct NearbyAnswerer: Sendable {
                 result: .success(NearbyResponse(items: [], sources: [])),
                 event: event(key, source: "none", hit: false, items: 0, investables: 0, signedIn, started))
         case .failed(let failures):
-            let detail = failures.isEmpty ? "no source answered" : failures.joined(separator: "; ")
             return Answer(
-                result: .failure(PlacesLookupFailed(message: "places lookup failed: \(detail)")),
+                result: .failure(PlacesLookupFailed(failures: failures)),
                 event: event(key, source: "none", hit: false, items: 0, investables: 0, signedIn, started))
         }
 
@@ -75,20 +62,8 @@ public struct NearbyAnswerer: Sendable {
         async let capturedTask = capturesFor(userId: command.userId, places: ranked)
         let (resolutions, userCaptures) = await (resolutionsTask, capturedTask)
 
-        var items: [NearbyItem] = []
-        var investables = 0
-        for place in ranked {
-            let resolution = resolutions[TickerResolver.key(place.joinName)]
-            let investable = resolution.flatMap(Self.investable)
-            if investable != nil { investables += 1 }
-            var state: NearbyState?
-            if let userCaptures {
-                state =
-                    Self.isCaptured(place, ticker: investable?.brand.ticker?.symbol, in: userCaptures)
-                    ? .captured : .seen
-            }
-            items.append(NearbyItem(place: place.wire, investable: investable, state: state))
-        }
+        let candidates = ranked.map { NearbyCandidate(place: $0.wire, joinName: $0.joinName) }
+        let (items, investables) = NearbyRules.items(candidates, resolutions: resolutions, captures: userCaptures)
         let source = NearbySource(
             provider: tile.source.rawValue, attribution: tile.source.attribution, fetchedAt: tile.fetchedAt)
         return Answer(
@@ -99,32 +74,12 @@ public struct NearbyAnswerer: Sendable {
                 started))
     }
 
-    /// `{brand, comparables: [], etfs: [], confidence: high, sources}` for a public brand; nil otherwise.
-    static func investable(_ resolution: BrandResolution) -> Investable? {
-        guard resolution.brand.isPublic, resolution.brand.ticker != nil else { return nil }
-        let sources =
-            resolution.sources.isEmpty
-            ? [Source(provider: .manual, fetchedAt: Timestamp.iso8601(Date()), confidence: .high)] : resolution.sources
-        return Investable(brand: resolution.brand, confidence: .high, sources: sources)
-    }
-
-    /// Captured when the user has a find in the place's tile with the same brand key, or the same ticker.
-    static func isCaptured(_ place: Place, ticker: String?, in captures: Set<CapturesStore.Capture>) -> Bool {
-        guard let tile = Geohash.encode(lat: place.location.lat, lng: place.location.lng, precision: 6) else {
-            return false
-        }
-        let keys: Set<String> = [TickerResolver.key(place.joinName), TickerResolver.key(place.name)]
-        return captures.contains { capture in
-            capture.tile == tile && (keys.contains(capture.brandKey) || (ticker != nil && capture.ticker == ticker))
-        }
-    }
-
     /// The signed-in caller's captures in the tiles of these places; nil for anonymous callers, and on a read
     /// failure (logged; `state` is then absent, which clients read as `seen`).
-    private func capturesFor(userId: String?, places: [Place]) async -> Set<CapturesStore.Capture>? {
+    private func capturesFor(userId: String?, places: [Place]) async -> Set<Capture>? {
         guard let userId else { return nil }
         guard let captures else { return [] }
-        let tiles = places.compactMap { Geohash.encode(lat: $0.location.lat, lng: $0.location.lng, precision: 6) }
+        let tiles = places.compactMap { NearbyRules.tile($0.location) }
         do {
             return Set(try await captures.captures(userId: userId, tiles: tiles))
         } catch {

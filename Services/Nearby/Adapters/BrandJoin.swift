@@ -1,4 +1,5 @@
 import Contracts
+import Finance
 import Foundation
 import Resolver
 import Runtime

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Jev
+import RatingCore
 import Redis
 import Runtime
 import Synchronization
@@ -21,17 +22,18 @@ public struct RatingEngine: Sendable {
         let asOf = Timestamp.iso8601(Date())
         let evidence = await collector.collect(ticker)
         guard evidence.count >= 2 else {
-            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: nil)
+            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, answers: nil)
         }
         let left = deadline - ContinuousClock.now - .milliseconds(300)
         guard left > .milliseconds(200) else {
-            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: .failure(.timeout))
+            return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, answers: nil)
         }
         let drivers = RatingDecision.presentDrivers(evidence)
         let answers = await jev.ask(
             state: Self.state(ticker: ticker, asOf: asOf, evidence: evidence),
             questions: Self.questions(ticker: ticker, drivers: drivers), overallTimeout: min(jevTimeout, left))
-        return RatingDecision.decide(ticker: ticker, asOf: asOf, evidence: evidence, jev: answers)
+        return RatingDecision.decide(
+            ticker: ticker, asOf: asOf, evidence: evidence, answers: RatingAnswers(answers))
     }
 
     /// `{ticker, as_of, evidence: {<id>: {driver, …facts}}}`.

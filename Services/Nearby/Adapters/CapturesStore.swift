@@ -1,25 +1,10 @@
 import Contracts
-import Foundation
+import NearbyCore
 import Postgres
-import Resolver
-import Runtime
 
 /// Nearby's read model of the finds journal (schema `nearby`), fed by `mapvest.find.recorded` events: which brands
 /// (and tickers) a user captured in which geohash-6 tile. Identify owns the journal; this is a projection of it.
 public struct CapturesStore: Sendable {
-    /// One capture, as the state computation needs it.
-    public struct Capture: Sendable, Hashable {
-        public let tile: String
-        public let brandKey: String
-        public let ticker: String?
-
-        public init(tile: String, brandKey: String, ticker: String?) {
-            self.tile = tile
-            self.brandKey = brandKey
-            self.ticker = ticker
-        }
-    }
-
     public static let migrations: [Migration] = [
         Migration(
             version: 1, name: "captures read model",
@@ -45,21 +30,16 @@ public struct CapturesStore: Sendable {
         try await db.migrate(schema: "nearby", migrations: migrations)
     }
 
-    /// Records one find; idempotent per find id. Returns false for a find without a tile (it has no place on the
-    /// map and is skipped).
+    /// Records one find (`CaptureRecord`); idempotent per find id. Returns false for a find without a tile or brand
+    /// (it has no place on the map and is skipped).
     @discardableResult
     public func record(_ event: FindRecordedEvent) async throws -> Bool {
-        guard let tile = event.geohash6?.lowercased(), tile.count == 6 else { return false }
-        let brandKey = TickerResolver.key(event.brand)
-        guard !brandKey.isEmpty else { return false }
-        let ticker = event.ticker.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.flatMap {
-            $0.isEmpty ? nil : $0
-        }
-        let capturedAt = Timestamp.parse(event.createdAt) ?? Date()
+        guard let row = CaptureRecord(event) else { return false }
+        let capture = row.capture
         _ = try await db.execute(
             """
             INSERT INTO nearby.captures (find_id, user_id, geohash6, brand_key, ticker, captured_at)
-            VALUES (\(event.findId), \(event.userId), \(tile), \(brandKey), \(ticker), \(capturedAt))
+            VALUES (\(row.findId), \(row.userId), \(capture.tile), \(capture.brandKey), \(capture.ticker), \(row.capturedAt))
             ON CONFLICT (find_id) DO NOTHING
             """)
         return true

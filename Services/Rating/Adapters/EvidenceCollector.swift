@@ -3,6 +3,7 @@ import Finance
 import Foundation
 import Headlines
 import MarketData
+import RatingCore
 import Runtime
 
 /// Assembles a ticker's evidence packet (CONTRACT.md §d.2): every source at once, each with its own budget

@@ -1,5 +1,4 @@
 import Contracts
-import Jev
 import Runtime
 
 /// The rating decision (CONTRACT.md §d.3), pure: from the resolved evidence and Jev's one answer to the response.
@@ -9,8 +8,12 @@ public enum RatingDecision {
     /// The rubric, in order, as the score question's criteria.
     public static let criteria = RatingAction.allCases.map(\.rawValue)
 
+    /// Jev's confidence floor: a score or primary-driver choice below it is not used.
+    public static let confidenceThreshold = 0.55
+
+    /// `answers` nil: Jev was not asked, or the call failed.
     public static func decide(
-        ticker: String, asOf: String, evidence: [Evidence], jev: Result<JevAnswers, JevFailure>?
+        ticker: String, asOf: String, evidence: [Evidence], answers: RatingAnswers?
     ) -> RatingResponse {
         let wire = evidence.map(\.wire)
         let inputs = evidence.map(\.id.rawValue)
@@ -19,11 +22,11 @@ public enum RatingDecision {
                 ticker: ticker, status: .insufficientSignal, rating: nil, probabilities: nil, confidence: 0,
                 drivers: drivers, evidence: wire, inputsUsed: inputs, asOf: asOf)
         }
-        guard evidence.count >= 2, let jev, case .success(let answers) = jev else { return insufficient([]) }
+        guard evidence.count >= 2, let answers else { return insufficient([]) }
         let drivers = drivers(present: presentDrivers(evidence), answers: answers)
-        guard let score = answers.score("rating"), score.confidence.isFinite,
-            score.confidence >= JevGate.confidenceThreshold
-        else { return insufficient(drivers) }
+        guard let score = answers.score, score.confidence.isFinite, score.confidence >= confidenceThreshold else {
+            return insufficient(drivers)
+        }
         let probabilities = probabilities(score)
         guard let action = action(probabilities: probabilities, score: score.score) else {
             return insufficient(drivers)
@@ -39,7 +42,7 @@ public enum RatingDecision {
     }
 
     /// Distinct drivers of the evidence, in canonical order.
-    static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
+    public static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
         let present = Set(evidence.map(\.id.driver))
         return RatingDriverName.allCases.filter(present.contains)
     }
@@ -47,15 +50,15 @@ public enum RatingDecision {
     /// Per present driver: noul `p` → `up` (p ≥ 0.6), `down` (p ≤ 0.4) or `flat`, weight `|2p − 1|` (3 dp); a missing
     /// noul is flat with weight 0. Sorted: the primary driver (choice confidence ≥ 0.55) first, then weight
     /// descending, then canonical order.
-    public static func drivers(present: [RatingDriverName], answers: JevAnswers) -> [RatingDriver] {
+    public static func drivers(present: [RatingDriverName], answers: RatingAnswers) -> [RatingDriver] {
         var primary: RatingDriverName?
-        if let choice = answers.choice("primary_driver"), choice.confidence >= JevGate.confidenceThreshold,
+        if let choice = answers.primaryDriver, choice.confidence >= confidenceThreshold,
             let name = RatingDriverName(rawValue: choice.choice), present.contains(name)
         {
             primary = name
         }
         let drivers = present.map { name -> RatingDriver in
-            guard let raw = answers.noul("up_\(name.rawValue)"), raw.isFinite else {
+            guard let raw = answers.up[name], raw.isFinite else {
                 return RatingDriver(name: name, direction: .flat, weight: 0)
             }
             let p = clamp01(raw)
@@ -72,7 +75,7 @@ public enum RatingDecision {
 
     /// Probabilities keyed by action name (or index `"0"`…`"4"`), negatives ignored, normalised to sum 1, 3 dp;
     /// nil when none is usable.
-    public static func probabilities(_ score: JevScoreAnswer) -> RatingProbabilities? {
+    public static func probabilities(_ score: RatingAnswers.Score) -> RatingProbabilities? {
         var values: [Double] = []
         for (index, action) in RatingAction.allCases.enumerated() {
             let raw = score.probabilities[action.rawValue] ?? score.probabilities[String(index)]
@@ -123,5 +126,7 @@ public enum RatingDecision {
     }
 }
 
-func clamp01(_ v: Double) -> Double { v.isFinite ? min(1, max(0, v)) : 0 }
-func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+/// `v` within 0…1; not finite → 0.
+package func clamp01(_ v: Double) -> Double { v.isFinite ? min(1, max(0, v)) : 0 }
+/// `v` rounded to 3 decimal places.
+package func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }

@@ -51,7 +51,7 @@ public struct Evidence: Sendable, Equatable {
     public var wire: RatingEvidence { RatingEvidence(source: id.evidenceName, summary: summary, ref: ref) }
 
     /// `{driver, …facts}` for the Jev state.
-    var state: JSONValue {
+    public var state: JSONValue {
         var object = facts
         object["driver"] = .string(id.driver.rawValue)
         object["summary"] = .string(summary)
@@ -69,13 +69,13 @@ public enum EvidenceText {
     }
 
     /// `+1.2%` / `-3.4%` from a fraction or percent (`isFraction` false means the value already is a percent).
-    static func percent(_ value: Double, isFraction: Bool = true, digits: Int = 1) -> String {
+    public static func percent(_ value: Double, isFraction: Bool = true, digits: Int = 1) -> String {
         let pct = isFraction ? value * 100 : value
         let sign = pct >= 0 ? "+" : "-"
         return sign + number(abs(pct), digits: digits) + "%"
     }
 
-    static func number(_ value: Double, digits: Int = 2) -> String {
+    public static func number(_ value: Double, digits: Int = 2) -> String {
         let scale = pow10(digits)
         let rounded = (value * scale).rounded() / scale
         var text = String(rounded)

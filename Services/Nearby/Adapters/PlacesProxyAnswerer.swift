@@ -1,12 +1,10 @@
 import Contracts
+import NearbyCore
 import Places
 
 /// `GET /v1/proxy/places` behind the maps token: the tile nearby uses (same cache, same cascade), narrowed to the
 /// optional `type` and `keyword`, filtered and ranked as nearby ranks, in Google's Nearby Search shape.
 public struct PlacesProxyAnswerer: Sendable {
-    /// Google's page size for one Nearby Search answer.
-    public static let pageSize = 20
-
     let tiles: PlacesTileCache
     /// Time kept back for encoding and producing the reply.
     public var reserve: Duration = .milliseconds(400)
@@ -18,14 +16,18 @@ public struct PlacesProxyAnswerer: Sendable {
     /// The response, or the 502 message when every places source failed.
     public func answer(
         _ command: PlacesProxyCommand, deadline: ContinuousClock.Instant
-    ) async -> Result<PlacesProxyResponse, NearbyAnswerer.PlacesLookupFailed> {
+    ) async -> Result<PlacesProxyResponse, PlacesLookupFailed> {
         let center = LatLng(lat: command.lat, lng: command.lng)
         guard let key = TileKey(center: center, radius: command.radius) else {
-            return .failure(.init(message: "places lookup failed: invalid location"))
+            return .failure(.invalidLocation)
         }
         switch await tiles.lookup(key, center: center, deadline: deadline - reserve) {
         case .tile(let tile, _):
-            let kept = PlaceRanking.rank(tile.places.filter { Self.matches($0, command) }, limit: Self.pageSize)
+            let kept = PlaceRanking.rank(
+                tile.places.filter {
+                    PlacesProxyRules.matches(name: $0.name, brand: $0.brand, types: $0.types, command)
+                },
+                limit: PlacesProxyRules.pageSize)
             let results = kept.map {
                 PlacesProxyResult(placeId: $0.id, name: $0.name, location: $0.location, types: $0.types)
             }
@@ -36,15 +38,7 @@ public struct PlacesProxyAnswerer: Sendable {
         case .empty:
             return .success(PlacesProxyResponse(htmlAttributions: [], results: [], status: "ZERO_RESULTS"))
         case .failed(let failures):
-            let detail = failures.isEmpty ? "no source answered" : failures.joined(separator: "; ")
-            return .failure(.init(message: "places lookup failed: \(detail)"))
+            return .failure(PlacesLookupFailed(failures: failures))
         }
-    }
-
-    /// A place has the asked type, and its name or brand contains the keyword (case-insensitive).
-    static func matches(_ place: Place, _ command: PlacesProxyCommand) -> Bool {
-        if let type = command.type, !place.types.contains(type) { return false }
-        guard let keyword = command.keyword?.lowercased(), !keyword.isEmpty else { return true }
-        return place.name.lowercased().contains(keyword) || (place.brand?.lowercased().contains(keyword) ?? false)
     }
 }

@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
-import Jev
-import RatingDomain
+import RatingCore
 import Testing
 
 /// §d.3 as tables: one_line, strength, probabilities and action, drivers, and the insufficient cases.
@@ -61,9 +60,10 @@ struct RatingDecisionTests {
         #expect(RatingDecision.strength(nil) == .normal)
     }
 
-    static func score(_ probabilities: [String: Double], score: Double = 3, confidence: Double = 0.7) -> JevScoreAnswer
+    static func score(_ probabilities: [String: Double], score: Double = 3, confidence: Double = 0.7)
+        -> RatingAnswers.Score
     {
-        JevScoreAnswer(score: score, probabilities: probabilities, confidence: confidence)
+        RatingAnswers.Score(score: score, probabilities: probabilities, confidence: confidence)
     }
 
     @Test(arguments: [
@@ -106,18 +106,13 @@ struct RatingDecisionTests {
     }
 
     static func answers(
-        score: JevScoreAnswer? = score(["buy": 0.6, "hold": 0.3, "sell": 0.1]),
+        score: RatingAnswers.Score? = score(["buy": 0.6, "hold": 0.3, "sell": 0.1]),
         primary: (String, Double)? = ("momentum", 0.8),
-        nouls: [String: Double] = [:]
-    ) -> JevAnswers {
-        var answers: [String: JevAnswer] = [:]
-        if let score { answers["rating"] = .score(score) }
-        if let (choice, confidence) = primary {
-            answers["primary_driver"] = .choice(
-                JevChoiceAnswer(choice: choice, probabilities: [choice: confidence], confidence: confidence))
-        }
-        for (driver, p) in nouls { answers["up_\(driver)"] = .noul(p) }
-        return JevAnswers(answers: answers)
+        nouls: [RatingDriverName: Double] = [:]
+    ) -> RatingAnswers {
+        RatingAnswers(
+            score: score, primaryDriver: primary.map { RatingAnswers.Choice(choice: $0.0, confidence: $0.1) }, up: nouls
+        )
     }
 
     @Test func driversUseNoulThresholdsAndSortPrimaryThenWeightThenCanonicalOrder() {
@@ -125,7 +120,7 @@ struct RatingDecisionTests {
             present: [.valuation, .momentum, .fundamentals, .narrative, .macro, .peerForecast],
             answers: Self.answers(
                 primary: ("macro", 0.7),
-                nouls: ["valuation": 0.4, "momentum": 0.9, "fundamentals": 0.6, "narrative": 0.55, "macro": 0.5]))
+                nouls: [.valuation: 0.4, .momentum: 0.9, .fundamentals: 0.6, .narrative: 0.55, .macro: 0.5]))
         #expect(
             drivers == [
                 Self.driver(.macro, .flat, 0), Self.driver(.momentum, .up, 0.8), Self.driver(.valuation, .down, 0.2),
@@ -135,7 +130,7 @@ struct RatingDecisionTests {
         // A primary below 0.55 confidence, or not among the present drivers, is ignored.
         let unsure = RatingDecision.drivers(
             present: [.valuation, .momentum],
-            answers: Self.answers(primary: ("valuation", 0.5), nouls: ["momentum": 0.2]))
+            answers: Self.answers(primary: ("valuation", 0.5), nouls: [.momentum: 0.2]))
         #expect(unsure.map(\.name) == [.momentum, .valuation])
         let absent = RatingDecision.drivers(present: [.valuation], answers: Self.answers(primary: ("macro", 0.9)))
         #expect(absent == [Self.driver(.valuation, .flat, 0)])
@@ -144,30 +139,19 @@ struct RatingDecisionTests {
     @Test func fewerThanTwoSourcesIsInsufficientWithoutDrivers() {
         let response = RatingDecision.decide(
             ticker: "MCD", asOf: "2026-08-21T00:00:00.000Z", evidence: Self.evidence([.quote]),
-            jev: .success(Self.answers()))
+            answers: Self.answers())
         #expect(response.status == .insufficientSignal && response.rating == nil && response.probabilities == nil)
         #expect(response.drivers.isEmpty && response.confidence == 0 && response.inputsUsed == ["quote"])
         #expect(response.evidence.map(\.source) == ["quote"])
     }
 
-    @Test(arguments: [
-        JevFailure.noAPIKey, .timeout, .network, .httpError(status: 500), .invalidResponse, .rateLimited(status: 429),
-    ])
-    func aJevFailureIsInsufficientNeverAHold(failure: JevFailure) {
-        let response = RatingDecision.decide(
-            ticker: "MCD", asOf: "t", evidence: Self.evidence([.quote, .ratios, .prism]), jev: .failure(failure))
-        #expect(response.status == .insufficientSignal && response.rating == nil && response.drivers.isEmpty)
-        #expect(response.inputsUsed == ["quote", "ratios", "prism"])
-    }
-
     @Test func aWeakOrMissingScoreIsInsufficientButKeepsTheDrivers() {
         let evidence = Self.evidence([.quote, .ratios])
         for answers in [
-            Self.answers(score: Self.score(["buy": 1], confidence: 0.54), nouls: ["momentum": 0.9]),
-            Self.answers(score: nil, nouls: ["momentum": 0.9]),
-            JevAnswers(answers: ["rating": .noul(0.9), "up_momentum": .noul(0.9)]),
+            Self.answers(score: Self.score(["buy": 1], confidence: 0.54), nouls: [.momentum: 0.9]),
+            Self.answers(score: nil, nouls: [.momentum: 0.9]),
         ] {
-            let response = RatingDecision.decide(ticker: "MCD", asOf: "t", evidence: evidence, jev: .success(answers))
+            let response = RatingDecision.decide(ticker: "MCD", asOf: "t", evidence: evidence, answers: answers)
             #expect(response.status == .insufficientSignal && response.rating == nil && response.confidence == 0)
             #expect(response.drivers.map(\.name) == [.momentum, .valuation])
         }
@@ -176,12 +160,12 @@ struct RatingDecisionTests {
     @Test func anOkRatingCarriesEverything() throws {
         let response = RatingDecision.decide(
             ticker: "MCD", asOf: "2026-08-21T00:00:00.000Z", evidence: Self.evidence([.quote, .ratios, .environment]),
-            jev: .success(
+            answers:
                 Self.answers(
                     score: Self.score(
                         ["strong_sell": 0.02, "sell": 0.08, "hold": 0.2, "buy": 0.6, "strong_buy": 0.1],
                         confidence: 0.71234),
-                    nouls: ["momentum": 0.8, "valuation": 0.55, "macro": 0.3])))
+                    nouls: [.momentum: 0.8, .valuation: 0.55, .macro: 0.3]))
         #expect(response.status == .ok)
         let rating = try #require(response.rating)
         #expect(rating.action == .buy && rating.strength == .strong && rating.conviction == 0.712)
@@ -200,7 +184,7 @@ struct RatingDecisionTests {
     }
 
     @Test func insufficientResponsesWriteNullNotAbsent() throws {
-        let response = RatingDecision.decide(ticker: "MCD", asOf: "t", evidence: [], jev: nil)
+        let response = RatingDecision.decide(ticker: "MCD", asOf: "t", evidence: [], answers: nil)
         let text = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
         #expect(text.contains("\"rating\":null") && text.contains("\"probabilities\":null"))
         #expect(text.contains("\"status\":\"insufficient_signal\""))
