@@ -30,17 +30,10 @@ public struct RatingEngine: Sendable {
         }
         let drivers = RatingDecision.presentDrivers(evidence)
         let answers = await jev.ask(
-            state: Self.state(ticker: ticker, asOf: asOf, evidence: evidence),
+            state: RatingDecision.state(ticker: ticker, asOf: asOf, evidence: evidence),
             questions: Self.questions(ticker: ticker, drivers: drivers), overallTimeout: min(jevTimeout, left))
         return RatingDecision.decide(
             ticker: ticker, asOf: asOf, evidence: evidence, answers: RatingAnswers(answers))
-    }
-
-    /// `{ticker, as_of, evidence: {<id>: {driver, …facts}}}`.
-    static func state(ticker: String, asOf: String, evidence: [Evidence]) -> JSONValue {
-        var packet: [String: JSONValue] = [:]
-        for item in evidence { packet[item.id.rawValue] = item.state }
-        return .object(["ticker": .string(ticker), "as_of": .string(asOf), "evidence": .object(packet)])
     }
 
     /// `rating` (score), `primary_driver` (choice over the present drivers) and `up_<driver>` (noul) per driver.

@@ -41,6 +41,13 @@ public enum RatingDecision {
             asOf: asOf)
     }
 
+    /// The state Jev rates: `{ticker, as_of, evidence: {<id>: {driver, …facts}}}`.
+    public static func state(ticker: String, asOf: String, evidence: [Evidence]) -> JSONValue {
+        var packet: [String: JSONValue] = [:]
+        for item in evidence { packet[item.id.rawValue] = item.state }
+        return .object(["ticker": .string(ticker), "as_of": .string(asOf), "evidence": .object(packet)])
+    }
+
     /// Distinct drivers of the evidence, in canonical order.
     public static func presentDrivers(_ evidence: [Evidence]) -> [RatingDriverName] {
         let present = Set(evidence.map(\.id.driver))
