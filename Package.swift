@@ -82,28 +82,35 @@ let package = Package(
         shared(
             "Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
         shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
+        serviceLibrary("NearbyCore", in: "Nearby", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
-            "NearbyDomain", in: "Nearby", folder: "Domain",
-            ["Places", "Resolver", "Kafka", "Messaging", "Postgres", "Geo", "Contracts", "Runtime"]),
-        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Contracts", "Runtime"]),
+            "NearbyAdapters", in: "Nearby", folder: "Adapters",
+            ["NearbyCore", "Places", "Resolver", "Finance", "Kafka", "Messaging", "Postgres", "Contracts", "Runtime"]),
+        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
+        serviceLibrary("RatingCore", in: "Rating", folder: "Core", ["Contracts", "Runtime"]),
         serviceLibrary(
-            "RatingDomain", in: "Rating", folder: "Domain",
-            ["Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
+            "RatingAdapters", in: "Rating", folder: "Adapters",
+            ["RatingCore", "Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         serviceLibrary(
             "TickerPage", in: "Rating", folder: "TickerPage",
-            ["Charts", "MarketData", "RatingDomain", "Redis", "Messaging", "Contracts", "Runtime"]),
+            ["Charts", "MarketData", "RatingAdapters", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary(
             "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
+        serviceLibrary("PushCore", in: "PushDispatcher", folder: "Core", ["Contracts", "Runtime"]),
         serviceLibrary(
-            "ExpoPush", in: "PushDispatcher", folder: "ExpoPush", ["HTTPClient", "Redis", "Contracts", "Runtime"]),
+            "ExpoPush", in: "PushDispatcher", folder: "ExpoPush",
+            ["PushCore", "HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
         serviceLibrary("BriefsCore", in: "Briefs", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",
             ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
         serviceLibrary(
-            "PushDomain", in: "PushDispatcher", folder: "Domain",
-            ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
+            "PushAdapters", in: "PushDispatcher", folder: "Adapters",
+            [
+                "PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts",
+                "Runtime",
+            ]),
 
         // Services: one executable each.
         service(
@@ -122,15 +129,15 @@ let package = Package(
         service(
             "Nearby",
             [
-                "ServiceKit", "Messaging", "NearbyDomain", "Places", "Resolver", "Exa", "OpenRouter", "MarketData",
-                "Redis", "Postgres", "Contracts", "Runtime",
-            ], libraries: ["Domain"]),
+                "ServiceKit", "Messaging", "NearbyAdapters", "NearbyCore", "Places", "Resolver", "Exa", "OpenRouter",
+                "MarketData", "Redis", "Postgres", "Contracts", "Runtime",
+            ], libraries: ["Core", "Adapters"]),
         service(
             "Rating",
             [
-                "ServiceKit", "Messaging", "RatingDomain", "TickerPage", "Headlines", "SearchIntent", "Jev",
+                "ServiceKit", "Messaging", "RatingAdapters", "TickerPage", "Headlines", "SearchIntent", "Jev",
                 "MarketData", "Redis", "Contracts", "Runtime",
-            ], libraries: ["Domain", "TickerPage", "SearchIntent", "Charts"]),
+            ], libraries: ["Core", "Adapters", "TickerPage", "SearchIntent", "Charts"]),
         service(
             "Briefs",
             [
@@ -146,8 +153,8 @@ let package = Package(
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
         service(
-            "PushDispatcher", ["ServiceKit", "PushDomain", "Messaging", "Contracts", "Runtime", "Kafka"],
-            libraries: ["Domain", "ExpoPush"]),
+            "PushDispatcher", ["ServiceKit", "PushAdapters", "PushCore", "Messaging", "Contracts", "Runtime", "Kafka"],
+            libraries: ["Core", "Adapters", "ExpoPush"]),
 
         // Dev/test tooling.
         .executableTarget(
@@ -164,7 +171,7 @@ let package = Package(
 
         .executableTarget(
             name: "PushBench",
-            dependencies: ["PushDomain", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
+            dependencies: ["PushAdapters", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
             path: "Tools/PushBench", swiftSettings: swiftSettings),
 
         .executableTarget(
@@ -206,21 +213,25 @@ let package = Package(
         tests(
             "NearbyTests",
             [
-                "NearbyDomain", "Messaging", "Places", "Resolver", "Exa", "OpenRouter", "MarketData", "Kafka", "Redis",
-                "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "NearbyAdapters", "NearbyCore", "Messaging", "Places", "Resolver", "Finance", "Exa", "OpenRouter",
+                "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("NearbyCoreTests", ["NearbyCore", "Finance", "Contracts"]),
         tests(
             "RatingTests",
             [
-                "TickerPage", "Charts", "Messaging", "RatingDomain", "Headlines", "SearchIntent", "Jev", "MarketData",
-                "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "TickerPage", "Charts", "Messaging", "RatingAdapters", "RatingCore", "Headlines", "SearchIntent", "Jev",
+                "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("RatingCoreTests", ["RatingCore", "Contracts"]),
         tests(
             "PushTests",
             [
-                "PushDomain", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer", "HTTPClient",
+                "PushAdapters", "PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer",
+                "HTTPClient",
                 "Crypto", "Contracts", "Runtime", "TestSupport",
             ]),
+        tests("PushCoreTests", ["PushCore", "Contracts"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(

@@ -1,4 +1,5 @@
 import Contracts
+import Finance
 import FoundationEssentials
 import IdentifyCore
 import Messaging

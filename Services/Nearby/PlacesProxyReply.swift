@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Messaging
-import NearbyDomain
+import NearbyAdapters
+import NearbyCore
 import Runtime
 
 extension PlacesProxyAnswerer {

@@ -3,7 +3,8 @@ import Exa
 import Foundation
 import MarketData
 import Messaging
-import NearbyDomain
+import NearbyAdapters
+import NearbyCore
 import OpenRouter
 import Places
 import Postgres
@@ -56,7 +57,7 @@ await ServiceMain.run(name: "Nearby", defaultAdminPort: 9102) { context in
         case .success(let response):
             reply = .json(
                 200, response,
-                headers: [("Cache-Control", NearbyAnswerer.cacheControl(signedIn: request.userId != nil))])
+                headers: [("Cache-Control", NearbyRules.cacheControl(signedIn: request.userId != nil))])
         case .failure(let failure):
             logger.warning("places cascade exhausted", [LogKeys.nearbyTile: .string(answer.event.tile)])
             reply = .error(502, failure.message)

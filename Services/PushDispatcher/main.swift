@@ -1,6 +1,7 @@
 import Contracts
 import Messaging
-import PushDomain
+import PushAdapters
+import PushCore
 import Runtime
 import ServiceKit
 

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Headlines
 import Messaging
-import RatingDomain
+import RatingAdapters
 import SearchIntent
 import TickerPage
 

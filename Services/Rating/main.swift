@@ -4,7 +4,7 @@ import Headlines
 import Jev
 import MarketData
 import Messaging
-import RatingDomain
+import RatingAdapters
 import Redis
 import Runtime
 import SearchIntent

@@ -1,5 +1,6 @@
 import Contracts
 import Crypto
+import Finance
 import Foundation
 import Jev
 import Redis
@@ -177,24 +178,11 @@ public struct HeadlineMateriality: Sendable {
         return out
     }
 
-    /// A usable answer as a tag: a known level with confidence ≥ 0.55. The score is Σ p·position / Σ p over the
-    /// level-named probabilities (noise 0, minor 0.5, material 1; negatives ignored), else the chosen level's position.
+    /// A usable answer as a tag (`MaterialityScoring.tag`, confidence ≥ 0.55); nil without an answer.
     public static func materiality(_ answer: JevChoiceAnswer?) -> JevMateriality? {
-        guard let answer, answer.confidence >= JevGate.confidenceThreshold,
-            let level = MaterialityLevel(rawValue: answer.choice.lowercased())
-        else { return nil }
-        var weighted = 0.0
-        var total = 0.0
-        for candidate in MaterialityLevel.allCases {
-            guard let p = answer.probabilities[candidate.rawValue], p.isFinite, p > 0 else { continue }
-            weighted += p * candidate.position
-            total += p
-        }
-        let score = total > 0 ? weighted / total : level.position
-        return JevMateriality(
-            level: level, score: round3(clamp01(score)), confidence: round3(clamp01(answer.confidence)))
+        guard let answer else { return nil }
+        return MaterialityScoring.tag(
+            choice: answer.choice, probabilities: answer.probabilities, confidence: answer.confidence,
+            minimumConfidence: JevGate.confidenceThreshold)
     }
 }
-
-func clamp01(_ v: Double) -> Double { v.isFinite ? min(1, max(0, v)) : 0 }
-func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }

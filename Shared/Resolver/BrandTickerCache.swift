@@ -1,19 +1,9 @@
 import Contracts
+import Finance
 import Foundation
 import Postgres
 import Redis
 import Runtime
-
-/// A resolved brand with the sources it rests on, as cached.
-public struct BrandResolution: Codable, Sendable, Equatable {
-    public var brand: Brand
-    public var sources: [Source]
-
-    public init(brand: Brand, sources: [Source]) {
-        self.brand = brand
-        self.sources = sources
-    }
-}
 
 /// Brand → ticker cache: Redis (7 days) in front of the durable `finance.brand_ticker_cache` table. Any service that
 /// uses the resolver may write it (idempotent upserts); losing Redis loses nothing.

@@ -1,10 +1,12 @@
 import Contracts
+import Finance
 import Foundation
 import Geo
 import HTTPServer
 import Kafka
 import Messaging
-import NearbyDomain
+import NearbyAdapters
+import NearbyCore
 import Places
 import Postgres
 import Redis
@@ -251,10 +253,6 @@ import Testing
         await redis.close()
     }
 
-    @Test func cacheControlFollowsTheCaller() {
-        #expect(NearbyAnswerer.cacheControl(signedIn: true) == "private, max-age=60")
-        #expect(NearbyAnswerer.cacheControl(signedIn: false) == "public, max-age=60, stale-while-revalidate=300")
-    }
 }
 
 /// The read model's consumer: `find.recorded` CloudEvents on the events topic, in Nearby's own group.
@@ -294,7 +292,7 @@ import Testing
             _ = try await producer.send(topic: topic, key: Array(user.utf8), value: Array(value), headers: [])
         }
 
-        var captures: [CapturesStore.Capture] = []
+        var captures: [Capture] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             captures = try await store.captures(userId: user, tiles: ["dr5ru6"])
@@ -303,7 +301,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(500))
         captures = try await store.captures(userId: user, tiles: ["dr5ru6"])
-        #expect(captures == [CapturesStore.Capture(tile: "dr5ru6", brandKey: "chipotle", ticker: "CMG")])
+        #expect(captures == [Capture(tile: "dr5ru6", brandKey: "chipotle", ticker: "CMG")])
 
         await consumer.shutdown()
         try await running.value

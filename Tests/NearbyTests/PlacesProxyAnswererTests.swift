@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import HTTPServer
-import NearbyDomain
+import NearbyAdapters
+import NearbyCore
 import Places
 import Postgres
 import Redis

@@ -3,7 +3,7 @@ import Exa
 import Foundation
 import HTTPServer
 import MarketData
-import NearbyDomain
+import NearbyAdapters
 import OpenRouter
 import Places
 import Postgres

@@ -3,7 +3,8 @@ import ExpoPush
 import Foundation
 import HTTPServer
 import Postgres
-import PushDomain
+import PushAdapters
+import PushCore
 import Runtime
 import Synchronization
 import TestSupport

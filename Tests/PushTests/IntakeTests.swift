@@ -2,7 +2,8 @@ import Contracts
 import ExpoPush
 import Foundation
 import Kafka
-import PushDomain
+import PushAdapters
+import PushCore
 import Testing
 
 /// Requests published without a header (as `EventPublisher.publish` does) are accepted; other commands and
@@ -20,17 +21,17 @@ import Testing
             try PushRequestIntake.decode(
                 Self.message(body, headers: [KafkaHeader(MessageHeaders.command, PushRequest.name)])
             ).get() == request)
-        #expect(throws: PushRequestIntake.Rejection.wrongCommand) {
+        #expect(throws: PushRequestRejection.wrongCommand) {
             try PushRequestIntake.decode(
                 Self.message(body, headers: [KafkaHeader(MessageHeaders.command, "identify.photo.v1")])
             ).get()
         }
-        #expect(throws: PushRequestIntake.Rejection.undecodable) {
+        #expect(throws: PushRequestRejection.undecodable) {
             try PushRequestIntake.decode(Self.message(Array("{".utf8))).get()
         }
         var empty = request
         empty.userIds = []
-        #expect(throws: PushRequestIntake.Rejection.invalid) {
+        #expect(throws: PushRequestRejection.invalid) {
             try PushRequestIntake.decode(Self.message(Array(try JSONEncoder().encode(empty)))).get()
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import Kafka
 import Postgres
-import PushDomain
+import PushAdapters
 import Runtime
 import TestSupport
 import Testing

@@ -3,7 +3,7 @@ import Foundation
 import Kafka
 import Messaging
 import Postgres
-import PushDomain
+import PushAdapters
 import Runtime
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
-import PushDomain
+import PushAdapters
 import Runtime
 import Testing
 

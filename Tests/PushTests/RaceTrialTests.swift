@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import HTTPServer
 import Postgres
-import PushDomain
+import PushAdapters
+import PushCore
 import Runtime
 import Synchronization
 import Testing

@@ -5,7 +5,7 @@ import HTTPClient
 import HTTPServer
 import Kafka
 import Postgres
-import PushDomain
+import PushAdapters
 import Runtime
 import Synchronization
 import TestSupport

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Jev
-import RatingDomain
+import RatingAdapters
+import RatingCore
 import Redis
 import Runtime
 import TestSupport

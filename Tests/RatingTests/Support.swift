@@ -4,7 +4,7 @@ import HTTPServer
 import Headlines
 import Jev
 import MarketData
-import RatingDomain
+import RatingAdapters
 import Redis
 import Runtime
 import Synchronization

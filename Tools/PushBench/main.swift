@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPServer
 import Postgres
-import PushDomain
+import PushAdapters
 import Runtime
 import Synchronization
 import TestSupport

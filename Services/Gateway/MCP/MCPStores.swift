@@ -30,7 +30,7 @@ struct RedisCallLimiter: MCPCallLimiter {
 }
 
 /// Whether the Rating service's shared cache holds a rating for a ticker (its key, `mapvest:rating:v1:<TICKER>`,
-/// is `RatingService`'s in RatingDomain). A cached rating costs nothing, so it never spends the daily
+/// is `RatingService`'s in RatingAdapters). A cached rating costs nothing, so it never spends the daily
 /// allowance of fresh ones; an unreachable Redis counts as not cached.
 struct RatingCachePeek: Sendable {
     let redis: RedisClient?

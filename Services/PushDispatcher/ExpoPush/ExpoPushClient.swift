@@ -1,6 +1,7 @@
 import Contracts
 import FoundationEssentials
 import HTTPClient
+import PushCore
 import Runtime
 
 /// Expo's push API (docs/COMPATIBILITY.md#expo): `POST <base>/--/api/v2/push/send` with at most 100 messages, tickets

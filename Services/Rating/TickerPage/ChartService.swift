@@ -3,7 +3,7 @@ import Contracts
 import Foundation
 import MarketData
 import Messaging
-import RatingDomain
+import RatingAdapters
 import Redis
 import Runtime
 import Synchronization

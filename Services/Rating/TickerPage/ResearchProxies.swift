@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Messaging
-import RatingDomain
+import RatingAdapters
 import Runtime
 
 /// `GET /v1/analysis/{ticker}` and the stored Prism/Situate summaries, read from the Underlying service through the

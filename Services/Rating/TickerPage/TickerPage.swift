@@ -1,6 +1,6 @@
 import Charts
 import MarketData
-import RatingDomain
+import RatingAdapters
 import Redis
 import Runtime
 
