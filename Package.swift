@@ -171,7 +171,9 @@ let package = Package(
 
         .executableTarget(
             name: "PushBench",
-            dependencies: ["PushAdapters", "TestSupport", "Postgres", "Contracts", "Runtime", "HTTPServer"],
+            dependencies: [
+                "PushAdapters", "UpstreamFakes", "Postgres", "Contracts", "Runtime", "HTTPServer", "HTTPClient",
+            ],
             path: "Tools/PushBench", swiftSettings: swiftSettings),
 
         .executableTarget(
@@ -179,17 +181,21 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .executableTarget(
-            name: "BenchNearbyRating", dependencies: ["TestSupport", "HTTPClient", "HTTPServer", "Runtime"],
+            name: "BenchNearbyRating", dependencies: ["UpstreamFakes", "HTTPClient", "HTTPServer", "Runtime"],
             path: "Tools/BenchNearbyRating", swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "BenchBriefs",
-            dependencies: ["TestSupport", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
+            dependencies: ["UpstreamFakes", "Kafka", "Postgres", "HTTPServer", "Contracts", "Runtime"],
             path: "Tools/BenchBriefs", swiftSettings: swiftSettings),
 
         // Tests.
+        // Loopback fakes of the paid upstreams, shared by tests and benchmark drivers.
         .target(
-            name: "TestSupport", dependencies: ["HTTPServer", "HTTPClient", "Runtime"], path: "Tests/TestSupport",
+            name: "UpstreamFakes", dependencies: ["HTTPServer", "Runtime"], path: "Tools/UpstreamFakes",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: ["HTTPClient", "Runtime"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
         tests("RuntimeTests", ["Runtime"]),
         tests("ContractsTests", ["Contracts"]),
@@ -197,13 +203,13 @@ let package = Package(
         tests("KafkaTests", ["Kafka", "CRdKafka", "Messaging", "Contracts", "Runtime", "TestSupport"]),
         tests("PostgresTests", ["Postgres", "Runtime", "TestSupport"]),
         tests("RedisTests", ["Redis", "Crypto", "Runtime", "TestSupport"]),
-        tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime", "TestSupport"]),
+        tests("HTTPTests", ["HTTPServer", "HTTPClient", "Runtime", "TestSupport", "UpstreamFakes"]),
         tests("FinanceTests", ["Finance", "Contracts"]),
         tests(
             "UpstreamTests",
             [
                 "Jev", "OpenRouter", "Exa", "MarketData", "HTTPClient", "Contracts", "Runtime", "HTTPServer",
-                "TestSupport",
+                "TestSupport", "UpstreamFakes",
             ]),
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
@@ -215,13 +221,14 @@ let package = Package(
             [
                 "NearbyAdapters", "NearbyCore", "Messaging", "Places", "Resolver", "Finance", "Exa", "OpenRouter",
                 "MarketData", "Kafka", "Redis", "Postgres", "Geo", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "UpstreamFakes",
             ]),
         tests("NearbyCoreTests", ["NearbyCore", "Finance", "Contracts"]),
         tests(
             "RatingTests",
             [
                 "TickerPage", "Charts", "Messaging", "RatingAdapters", "RatingCore", "Headlines", "SearchIntent", "Jev",
-                "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport",
+                "MarketData", "Redis", "HTTPServer", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
             ]),
         tests("RatingCoreTests", ["RatingCore", "Contracts"]),
         tests(
@@ -229,10 +236,10 @@ let package = Package(
             [
                 "PushAdapters", "PushCore", "ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPServer",
                 "HTTPClient",
-                "Crypto", "Contracts", "Runtime", "TestSupport",
+                "Crypto", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
             ]),
         tests("PushCoreTests", ["PushCore", "Contracts"]),
-        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
+        tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime", "UpstreamFakes"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
@@ -240,7 +247,7 @@ let package = Package(
             "SystemTests",
             [
                 "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto",
-                "Finance", "Contracts", "Runtime", "TestSupport",
+                "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 @Suite("HTTPClient")
 struct HTTPClientTests {

@@ -6,6 +6,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// The constellation's 26 conformance vectors, read at test time from `../shared/reference/data` (never copied into
 /// the project): the library configured as the vectors' fixture server, served by the real HTTP server, with a

@@ -4,6 +4,7 @@ import MCP
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// The library's behaviour beyond the vectors: bodies, clipping, failures, the allowance, and the way out to peers
 /// (event-stream replies, redirects, timeouts, the daily cap, cached tool lists, URL vetting).

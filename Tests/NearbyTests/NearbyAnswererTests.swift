@@ -14,6 +14,7 @@ import Resolver
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// `GET /v1/nearby` end to end inside the service's library: real Redis (tiles, brand cache) and Postgres
 /// (brand cache, captures read model), loopback fakes for every upstream.

@@ -8,6 +8,7 @@ import Postgres
 import Redis
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// `GET /v1/proxy/places` inside Nearby's library: the tile nearby uses (real Redis), narrowed by `type` and
 /// `keyword`, in Google's Nearby Search shape, with the server's key never in the answer.

@@ -5,6 +5,7 @@ import Places
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 @testable import Places
 

@@ -12,6 +12,7 @@ import Resolver
 import Runtime
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 /// A logger that keeps its lines in memory (and off the test output).
 func quietLogger() -> Logger { Logger(label: "nearby-tests", level: .error, sink: .memory()) }

@@ -9,6 +9,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// The delivery path (docs/COMPATIBILITY.md#push-delivery, #expo) with one in-process replica against real Postgres and
 /// a fake Expo.

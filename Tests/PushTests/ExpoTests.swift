@@ -9,6 +9,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// The Expo client (docs/COMPATIBILITY.md#expo) against a loopback fake, and the shared Redis pace.
 @Suite struct ExpoTests {

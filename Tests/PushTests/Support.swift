@@ -9,6 +9,7 @@ import PushAdapters
 import Runtime
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 /// The test stack's Postgres, Redis and broker (started by the test command).
 enum Stack {

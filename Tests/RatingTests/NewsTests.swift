@@ -6,6 +6,7 @@ import MarketData
 import Redis
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// docs/COMPATIBILITY.md#news: materiality tags from one batched call, the memo, the back-off, and the floor that never
 /// hides news.

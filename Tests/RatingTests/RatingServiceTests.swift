@@ -7,6 +7,7 @@ import Redis
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// The rating end to end in-process: evidence from loopback fakes (Yahoo/Massive, Underlying, Jev), the decision,
 /// and the Redis cache.

@@ -6,6 +6,7 @@ import Redis
 import SearchIntent
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// docs/COMPATIBILITY.md#search-intent: the eight rules in order as a table, the probe, the Jev step, the fallback and
 /// the cache.

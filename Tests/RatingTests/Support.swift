@@ -9,6 +9,7 @@ import Redis
 import Runtime
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 func quietLogger() -> Logger { Logger(label: "rating-tests", level: .error, sink: .memory()) }
 

@@ -10,6 +10,7 @@ import Runtime
 import TestSupport
 import Testing
 import TickerPage
+import UpstreamFakes
 
 /// A Yahoo chart fake with OHLCV bars: a fixed synthetic series whose length follows `range`.
 enum TickerFake {

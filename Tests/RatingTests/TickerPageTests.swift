@@ -10,6 +10,7 @@ import Runtime
 import TestSupport
 import Testing
 import TickerPage
+import UpstreamFakes
 
 @Suite(.serialized) struct TickerPageTests {
     @Test func quoteShapeBadSymbolAndProviderDown() async throws {

@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPServer
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `POST /v1/backtest` through a real Gateway and Briefs over a fixed synthetic history served by a Massive fake:

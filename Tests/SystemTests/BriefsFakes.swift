@@ -6,6 +6,7 @@ import Kafka
 import Runtime
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 /// Loopback upstreams and helpers for the Briefs system tests: Massive (snapshots and news), OpenRouter (the
 /// daily brief's JSON answer), Jev (materiality choices and the pre-filter's noul), and a push-request collector.

@@ -7,6 +7,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Mapvest Daily through Gateway → Kafka → two Briefs replicas: the canned empty brief, one generation per

@@ -8,6 +8,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `find_evolution` end to end (docs/COMPATIBILITY.md#push-events): a find with a found price recorded through

@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPServer
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The identify pipeline with loopback fakes of OpenRouter, Exa, Jev and Yahoo speaking their real JSON (and

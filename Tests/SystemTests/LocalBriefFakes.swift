@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 /// Loopback upstreams for the Local Economy Brief tests: Nominatim, Overpass (a Starbucks and a local shop at the
 /// asked point), Photon (down), OpenRouter answering `{paragraphs}` (500 while `modelFails`) and Exa's `/search`

@@ -5,6 +5,7 @@ import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The Local Economy Brief through Gateway → Kafka → two Briefs replicas (docs/COMPATIBILITY.md#local-brief): no

@@ -4,6 +4,7 @@ import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Mapvest's MCP server through the real gateway: its own tools answered by the real services over Kafka, the

@@ -7,6 +7,7 @@ import Postgres
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `POST /v1/memo` and `GET /v1/memo/sec/:ticker` through a real Gateway and Briefs, with SEC EDGAR and

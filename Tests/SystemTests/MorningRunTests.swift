@@ -5,6 +5,7 @@ import Kafka
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The 7 am command as an outside producer publishes it, twice, to two Briefs replicas: every user with

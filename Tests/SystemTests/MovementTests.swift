@@ -7,6 +7,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The movement scheduler's local-brief branch end to end (docs/COMPATIBILITY.md#movement): heartbeats through the

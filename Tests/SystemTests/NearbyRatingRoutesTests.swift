@@ -7,6 +7,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `/v1/nearby`, `/v1/rating/:ticker`, `/v1/news` and `/v1/search/intent` through the whole system:

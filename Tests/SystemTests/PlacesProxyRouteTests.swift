@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPServer
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `GET /v1/proxy/places` through the whole system (HTTP → Gateway → Kafka → Nearby → HTTP) with the

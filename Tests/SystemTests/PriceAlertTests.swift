@@ -8,6 +8,7 @@ import Runtime
 import Scheduling
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// `/v1/alerts` through a real Gateway and Briefs, and the 16:00 `price_alerts` scan across two replicas.

@@ -7,6 +7,7 @@ import Kafka
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Progression through the whole system (docs/COMPATIBILITY.md#record-find, #dex): streak and XP per find, pioneer

@@ -5,6 +5,7 @@ import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Research chat through the gateway and the Research service, with loopback fakes for Derivation and OpenRouter:

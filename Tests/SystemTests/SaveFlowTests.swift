@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Save from Camera, then identify: the verdict of a signed-in caller says whether the ticker is on their default

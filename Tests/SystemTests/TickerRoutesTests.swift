@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPServer
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The ticker page through the whole system: HTTP → Gateway → Kafka → Rating → HTTP, with loopback fakes of

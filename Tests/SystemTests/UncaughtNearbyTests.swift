@@ -7,6 +7,7 @@ import Postgres
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The movement scheduler's uncaught-nearby branch end to end (docs/COMPATIBILITY.md#push-events, #movement):

@@ -7,6 +7,7 @@ import Runtime
 import Synchronization
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// The Headlines card, the news reader and the movers scan through the whole system.

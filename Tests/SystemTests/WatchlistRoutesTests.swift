@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import TestSupport
 import Testing
+import UpstreamFakes
 
 extension SystemTests {
     /// Every watchlist route (docs/COMPATIBILITY.md#watchlists) through a real Gateway and Briefs: bodies, statuses,

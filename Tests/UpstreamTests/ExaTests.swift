@@ -5,6 +5,7 @@ import HTTPServer
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 private let longText = String(repeating: "x", count: 500)
 

@@ -6,6 +6,7 @@ import Jev
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 private let answersBody = """
     {"model":"jev-latest","answers":{

@@ -5,6 +5,7 @@ import OpenRouter
 import Runtime
 import TestSupport
 import Testing
+import UpstreamFakes
 
 /// An OpenRouter chat completion whose content is `content` (a JSON string literal body).
 private func completion(_ content: String, model: String = "x") -> HTTPResponse {

@@ -4,6 +4,7 @@ import HTTPServer
 import Runtime
 import Synchronization
 import TestSupport
+import UpstreamFakes
 
 /// Runs `body` against a fake upstream and always shuts it down.
 func withFake<T>(

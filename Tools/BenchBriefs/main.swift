@@ -5,7 +5,7 @@ import Kafka
 import Postgres
 import Runtime
 import Synchronization
-import TestSupport
+import UpstreamFakes
 
 /// Benchmark helper for `scripts/bench-briefs.sh`.
 ///
@@ -57,7 +57,7 @@ func fakes(latency: Duration, envFile: String) async throws {
 }
 
 func seed(users: Int, prefix: String) async throws {
-    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 2, logger: logger)
+    let db = try await PostgresPool.make(url: try Environment().require("POSTGRES_URL"), size: 2, logger: logger)
     try await db.execute(
         """
         INSERT INTO briefs.watchlist_lists (id, user_id, name, is_default)
@@ -181,7 +181,7 @@ func localFakes(latency: Duration, envFile: String) async throws {
 }
 
 func devices(count: Int, prefix: String, baseLat: Double) async throws {
-    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: logger)
+    let db = try await PostgresPool.make(url: try Environment().require("POSTGRES_URL"), size: 1, logger: logger)
     try await db.execute("TRUNCATE briefs.device_movement")
     try await db.execute(
         """
@@ -195,7 +195,7 @@ func devices(count: Int, prefix: String, baseLat: Double) async throws {
 }
 
 func movement(count: Int, prefix: String) async throws {
-    let db = try await PostgresPool.make(url: try TestEnvironment.require("POSTGRES_URL"), size: 1, logger: logger)
+    let db = try await PostgresPool.make(url: try Environment().require("POSTGRES_URL"), size: 1, logger: logger)
     try await db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
     let (unique, total, elapsed) = try await timedRun(
         command: ScanMovementCommand.name, expected: count, progress: "local_brief pushes",

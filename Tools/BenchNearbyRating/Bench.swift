@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Runtime
-import TestSupport
+import UpstreamFakes
 
 /// The fakes and the measuring loop.
 enum Bench {
@@ -153,13 +153,13 @@ enum Bench {
     }
 
     /// Times `paths` one after another; prints p50/p99 and the statuses seen.
-    static func measure(_ label: String, base: String, paths: [String]) async {
+    static func measure(_ label: String, base: String, paths: [String], http: HTTPClient) async {
         var samples: [Double] = []
         var statuses: [Int: Int] = [:]
         for path in paths {
             let started = ContinuousClock.now
             let status =
-                (try? await testHTTPClient.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status)
+                (try? await http.execute(HTTPClientRequest(url: base + path, timeout: .seconds(15))).status)
                 ?? 0
             samples.append((ContinuousClock.now - started).inMilliseconds)
             statuses[status, default: 0] += 1
@@ -172,7 +172,7 @@ enum Bench {
                 percentile(samples, 0.5), percentile(samples, 0.99), codes as NSString))
     }
 
-    static func runBenchmark(base: String, samples: Int) async {
+    static func runBenchmark(base: String, samples: Int) async throws {
         // Distinct geohash-6 tiles: about 0.02° apart, a fresh random corner per run.
         let originLat = Double.random(in: 30...40)
         let originLng = Double.random(in: -110 ... -80)
@@ -183,9 +183,10 @@ enum Bench {
             "Q" + String((0..<4).map { _ in "ABCDEFGHIJKLMNOPRSTUVWXYZ".randomElement() ?? "A" })
         }
         let ratings = tickers.map { "/v1/rating/\($0)" }
-        await measure("nearby, cold tile cache", base: base, paths: nearby)
-        await measure("nearby, warm tile cache", base: base, paths: nearby)
-        await measure("rating, uncached (computed)", base: base, paths: ratings)
-        await measure("rating, cached", base: base, paths: ratings)
+        let http = try HTTPClient.make(logger: Logger(label: "bench-http", level: .error))
+        await measure("nearby, cold tile cache", base: base, paths: nearby, http: http)
+        await measure("nearby, warm tile cache", base: base, paths: nearby, http: http)
+        await measure("rating, uncached (computed)", base: base, paths: ratings, http: http)
+        await measure("rating, cached", base: base, paths: ratings, http: http)
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Runtime
-import TestSupport
 
 /// Benchmark helper for `scripts/bench-nearby-rating.sh`.
 ///
@@ -29,7 +28,12 @@ case "fakes":
         exit(1)
     }
 case "run":
-    await Bench.runBenchmark(base: arguments[2], samples: Int(arguments[3]) ?? 200)
+    do {
+        try await Bench.runBenchmark(base: arguments[2], samples: Int(arguments[3]) ?? 200)
+    } catch {
+        print("benchmark failed: \(error)")
+        exit(1)
+    }
 default:
     print("unknown mode \(arguments[1])")
     exit(2)

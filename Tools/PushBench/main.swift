@@ -1,11 +1,12 @@
 import Contracts
 import Foundation
+import HTTPClient
 import HTTPServer
 import Postgres
 import PushAdapters
 import Runtime
 import Synchronization
-import TestSupport
+import UpstreamFakes
 
 /// Push delivery throughput: tokens per second handed to a loopback Expo fake by 1 and 3 in-process dispatcher
 /// replicas (each with its own pools, sharing Postgres and the Redis pace), with the 600/s pace lifted and on, and the
@@ -60,12 +61,13 @@ func configuration(pace: Int) -> PushConfiguration {
 }
 
 let holds = Mutex<[Double]>([])
+let http = try HTTPClient.make(logger: Logger(label: "push-bench-http", level: .error))
 func replicas(_ n: Int, pace: Int) async throws -> [PushRuntime] {
     var out: [PushRuntime] = []
     for _ in 0..<n {
         out.append(
             try await PushRuntime.make(
-                configuration: configuration(pace: pace), logger: logger, http: testHTTPClient,
+                configuration: configuration(pace: pace), logger: logger, http: http,
                 onLockHeld: { held in holds.withLock { $0.append(held.inMilliseconds) } }))
     }
     return out

@@ -4,6 +4,12 @@ Swift files import (C system-library targets included; Foundation and other tool
 modules and are ignored). A dependency declared but never imported links code the target does not use; a module
 imported but not declared compiles only by accident, through another target's dependencies.
 
+It also checks the layer rules (docs/ARCHITECTURE.md, "Layers"):
+- a pure core (a target whose name ends in `Core`) and the shared pure modules (`PURE`) depend only on `PURE`
+  and on other cores: no Kafka, Postgres, Redis, HTTP, Messaging or C library below a rule;
+- no tool (a target under `Tools/`) depends on a target under `Tests/`;
+- no test target depends on an executable.
+
 Usage: scripts/checks/imports.py (from anywhere; exits 1 listing every mismatch). Reads the manifest through
 `swift package dump-package`, so it needs no build."""
 
@@ -43,6 +49,35 @@ def imported(target):
     return modules
 
 
+# Modules with no I/O that every layer may use: wire types, configuration and logging, finance rules, geometry.
+PURE = {"Contracts", "Finance", "Geo", "Runtime"}
+
+
+def is_core(target):
+    return target["name"].endswith("Core")
+
+
+def layer_problems(targets):
+    """Breaks of the layer rules, one line each."""
+    by_name = {t["name"]: t for t in targets}
+    problems = []
+    for target in targets:
+        name, deps = target["name"], declared(target)
+        if is_core(target) or name in PURE:
+            for dep in sorted(deps):
+                if dep not in PURE and not (dep in by_name and is_core(by_name[dep])):
+                    problems.append(f"layers: {name} is pure but depends on {dep}")
+        if (target.get("path") or "").startswith("Tools/"):
+            for dep in sorted(deps):
+                if (by_name.get(dep, {}).get("path") or "").startswith("Tests/"):
+                    problems.append(f"layers: tool {name} depends on test target {dep}")
+        if target["type"] == "test":
+            for dep in sorted(deps):
+                if by_name.get(dep, {}).get("type") == "executable":
+                    problems.append(f"layers: test target {name} links executable {dep}")
+    return problems
+
+
 def main():
     manifest = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True,
                                          capture_output=True, text=True).stdout)
@@ -58,10 +93,12 @@ def main():
             problems.append(f"{target['name']} imports {name} without declaring it")
         for name in sorted(declares - uses):
             problems.append(f"{target['name']} declares {name} but never imports it")
+    problems += layer_problems(targets)
     for problem in problems:
         print(f"imports: {problem}", file=sys.stderr)
     checked = sum(1 for t in targets if t["type"] != "system")
-    print(f"imports: {checked} targets, {len(problems)} mismatches between imports and declared dependencies")
+    print(f"imports: {checked} targets, {len(problems)} mismatches between imports and declared dependencies"
+          " or breaks of the layer rules")
     return 1 if problems else 0
 
 
