@@ -104,12 +104,15 @@ let package = Package(
             ["ExpoPush", "Messaging", "Kafka", "Postgres", "Redis", "HTTPClient", "Crypto", "Contracts", "Runtime"]),
 
         // Services: one executable each.
-        service(
-            "Gateway",
+        serviceLibrary(
+            "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance", "Kafka",
-            ], libraries: ["MCPServer"]),
+                "Runtime", "MCP", "Finance",
+            ]),
+        service(
+            "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
+            libraries: ["MCPServer", "Kit"]),
         serviceLibrary("IdentifyDomain", in: "Identify", folder: "Domain", ["Finance", "Contracts", "Runtime"]),
         service(
             "Identify",

@@ -22,7 +22,7 @@ quiet() { grep -v -e 'Cannot export local symbol' -e '^warning: ' || true; }
 
 # One fuzz binary over every target (FUZZ_TARGET picks one), rebuilt only when a source or flag changed.
 SOURCES=(Shared/Runtime/*.swift Shared/Contracts/*.swift Shared/Crypto/*.swift Shared/HTTPServer/*.swift
-  Services/Gateway/Input/*.swift Services/Gateway/Auth/SessionTokens.swift Fuzz/Targets/*.swift)
+  Services/Gateway/Kit/Input/*.swift Services/Gateway/Kit/Auth/SessionTokens.swift Fuzz/Targets/*.swift)
 BINARY=$OUT/fuzz
 stamp=$(cat "${SOURCES[@]}" scripts/fuzz.sh | sha256sum | cut -c1-16)
 if [ ! -x "$BINARY" ] || [ "$(cat "$OUT/stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -39,8 +39,8 @@ if [ ! -x "$BINARY" ] || [ "$(cat "$OUT/stamp" 2>/dev/null)" != "$stamp" ]; then
   module Contracts Shared/Contracts
   module Crypto Shared/Crypto
   module HTTPServer Shared/HTTPServer
-  swiftc "${FLAGS[@]}" -module-name Fuzz -o "$BINARY" Fuzz/Targets/*.swift Services/Gateway/Input/*.swift \
-    Services/Gateway/Auth/SessionTokens.swift -lHTTPServer -lCrypto -lContracts -lRuntime -lmicrohttpd -lcrypto 2>&1 | quiet
+  swiftc "${FLAGS[@]}" -module-name Fuzz -o "$BINARY" Fuzz/Targets/*.swift Services/Gateway/Kit/Input/*.swift \
+    Services/Gateway/Kit/Auth/SessionTokens.swift -lHTTPServer -lCrypto -lContracts -lRuntime -lmicrohttpd -lcrypto 2>&1 | quiet
   [ -x "$BINARY" ] || { log "the fuzz binary did not build"; exit 1; }
   echo "$stamp" >"$OUT/stamp"
 fi

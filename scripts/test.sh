@@ -10,7 +10,6 @@ source scripts/lib/py-ops.sh
 source scripts/lib/py-edge.sh
 
 stack_install
-scripts/embed-openapi.sh --check
 python3 scripts/checks/imports.py  # declared target dependencies = imported modules (Package.swift)
 scripts/format.sh --check  # sources as .swift-format says (scripts/format.sh rewrites them)
 export MAPVEST_ENV=dev
