@@ -221,6 +221,8 @@ let package = Package(
                 "Crypto", "Contracts", "Runtime", "TestSupport",
             ]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
+        tests(
+            "GatewayTests", ["GatewayKit", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),

@@ -1,0 +1,136 @@
+import Contracts
+import Crypto
+import Foundation
+import HTTPServer
+import Messaging
+import Runtime
+import ServiceKit
+import Synchronization
+import Testing
+
+@testable import GatewayKit
+
+/// Records every command the routes send and answers each with `reply` (or fails it with `failure`).
+final class RecordingTransport: CommandTransport {
+    private let sent = Mutex<[OutgoingCommand]>([])
+    private let outcome: Result<Reply, RequestError>
+
+    init(_ outcome: Result<Reply, RequestError> = .success(Reply(status: 200, body: Array(#"{"ok":true}"#.utf8)))) {
+        self.outcome = outcome
+    }
+
+    var commands: [OutgoingCommand] { sent.withLock { $0 } }
+
+    func request(_ command: OutgoingCommand, budget: Duration) async throws(RequestError) -> Reply {
+        sent.withLock { $0.append(command) }
+        return try outcome.get()
+    }
+}
+
+/// Users by id; `restore` finds nobody.
+struct FakeUsers: UserLookup {
+    let users: [String: User]
+
+    func find(id: String) async throws -> User? { users[id] }
+    func restore(id: String, email: String) async throws -> User? { nil }
+}
+
+/// The gateway's handler over every route that needs only the service caller and the token keys, with a recording
+/// transport and one known user: requests in, responses and recorded commands out — no socket, no broker.
+struct GatewayUnderTest {
+    static let userId = "usr_test"
+    static let user = User(
+        id: userId, email: "test@example.com", createdAt: "2026-01-01T00:00:00.000Z", scopes: ["user"])
+    static let budgets = RouteBudgets(Environment([:]))
+    static let openAPIFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
+
+    let transport: RecordingTransport
+    /// One key for both purposes, as when `IOS_MAPS_TOKEN_SIGNING_KEY` is unset: only the purpose tells them apart.
+    let tokens = SessionTokens(
+        sessions: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)),
+        maps: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)))
+    let handler: GatewayHandler
+
+    init(transport: RecordingTransport = RecordingTransport()) throws {
+        self.transport = transport
+        let caller = ServiceCaller(client: transport)
+        let budgets = Self.budgets
+        let logger = Logger(label: "gateway-tests", level: .error)
+        let configuration = GatewayConfiguration(Environment(["MAPVEST_ENV": "dev"]))
+        let openAPI = try OpenAPIDocument.load(path: Self.openAPIFile)
+        let routes =
+            HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date())
+            + FindsRoutes(caller: caller, budget: budgets.standard).routes
+            + ProgressRoutes(caller: caller, budget: budgets.standard).routes
+            + AgentRoutes(
+                caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15)
+            ).routes
+            + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
+            + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
+            + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
+            + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
+            + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+            + AlertRoutes(caller: caller, budget: budgets.standard).routes
+            + [BacktestRoute(caller: caller, budget: budgets.rating).route]
+            + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
+            + WatchlistRoutes(
+                caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
+            ).routes
+            + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes
+        let edge = Edge(
+            tokens: tokens, users: FakeUsers(users: [Self.userId: Self.user]),
+            lookups: LookupDeadline(budget: .seconds(2)), limiter: nil, address: ClientAddress(trustedHops: 0),
+            logger: logger)
+        handler = GatewayHandler(
+            router: Router(routes), admin: AdminEndpoints(readiness: Readiness()), edge: edge, logger: logger)
+    }
+
+    /// A bearer for the known user.
+    func bearer() throws -> String {
+        "Bearer " + (try tokens.issueSession(userId: Self.userId, email: Self.user.email).token)
+    }
+
+    /// Runs a request through the handler as the server does: `immediate`, else `head`, then (when it admits the
+    /// request) the body limit and `handle`.
+    func send(
+        _ method: String, _ path: String, query: String? = nil, headers: [(String, String)] = [], body: String? = nil
+    ) async -> HTTPResponse {
+        let bytes = body.map { Array($0.utf8) } ?? []
+        var fields = headers
+        if body != nil { fields.append(("Content-Length", String(bytes.count))) }
+        let head = HTTPRequestHead(
+            method: method, path: path, rawQuery: query, headers: HTTPHeaders(fields),
+            contentLength: body.map { _ in bytes.count })
+        if body == nil, let now = handler.immediate(head) { return now }
+        switch await handler.head(head) {
+        case .respond(let response):
+            return response
+        case .readBody(let limit, let tooLarge, let state):
+            guard bytes.count <= limit else { return tooLarge }
+            return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
+        }
+    }
+}
+
+extension HTTPResponse {
+    /// The `error` of a flat error body.
+    var errorMessage: String? {
+        guard let value = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)),
+            case .string(let message)? = value["error"]
+        else { return nil }
+        return message
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+extension OutgoingCommand {
+    /// The command body as a JSON object.
+    var fields: [String: JSONValue] {
+        (try? JSONDecoder().decode([String: JSONValue].self, from: Data(body))) ?? [:]
+    }
+}
