@@ -46,6 +46,7 @@ struct GatewayUnderTest {
         .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
 
     let transport: RecordingTransport
+    let mail = RecordingMail()
     /// One key for both purposes, as when `IOS_MAPS_TOKEN_SIGNING_KEY` is unset: only the purpose tells them apart.
     let tokens = SessionTokens(
         sessions: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)),
@@ -59,8 +60,12 @@ struct GatewayUnderTest {
         let logger = Logger(label: "gateway-tests", level: .error)
         let configuration = GatewayConfiguration(Environment(["MAPVEST_ENV": "dev"]))
         let openAPI = try OpenAPIDocument.load(path: Self.openAPIFile)
+        let lookups = LookupDeadline(budget: .seconds(2))
+        let auth = AuthRoutes(
+            tokens: tokens, users: FakeAccounts(), codes: MemoryCodes(), lookups: lookups, mail: mail,
+            returnCodes: true, publicURL: "http://gateway.test", logger: logger)
         let routes =
-            HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date())
+            HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date()) + auth.routes
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + AgentRoutes(
@@ -81,7 +86,7 @@ struct GatewayUnderTest {
             + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes
         let edge = Edge(
             tokens: tokens, users: FakeUsers(users: [Self.userId: Self.user]),
-            lookups: LookupDeadline(budget: .seconds(2)), limiter: nil, address: ClientAddress(trustedHops: 0),
+            lookups: lookups, limiter: nil, address: ClientAddress(trustedHops: 0),
             logger: logger)
         handler = GatewayHandler(
             router: Router(routes), admin: AdminEndpoints(readiness: Readiness()), edge: edge, logger: logger)
@@ -111,6 +116,50 @@ struct GatewayUnderTest {
             guard bytes.count <= limit else { return tooLarge }
             return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
         }
+    }
+}
+
+/// Sign-in's user: the known user for its address, a new id for any other.
+struct FakeAccounts: AccountStore {
+    func findOrCreate(email: String) async throws -> User {
+        let email = email.lowercased()
+        if email == GatewayUnderTest.user.email { return GatewayUnderTest.user }
+        return User(id: "usr_new", email: email, createdAt: "2026-01-01T00:00:00.000Z", scopes: ["user"])
+    }
+}
+
+/// Codes and pending magic links in memory; every code issued is `123456`.
+final class MemoryCodes: SignInCodeStore {
+    private let codes = Mutex<[String: String]>([:])
+    private let links = Mutex<[String: String]>([:])
+
+    func issue(email: String) async throws -> String {
+        codes.withLock { $0[email] = "123456" }
+        return "123456"
+    }
+
+    func verify(email: String, code: String) async throws -> SignInOutcome {
+        codes.withLock { codes in
+            guard let issued = codes[email] else { return .noCode }
+            guard issued == code else { return .wrong }
+            codes[email] = nil
+            return .ok
+        }
+    }
+
+    func rememberMagicLink(jti: String, email: String) async throws { links.withLock { $0[jti] = email } }
+
+    func consumeMagicLink(jti: String) async throws -> String? { links.withLock { $0.removeValue(forKey: jti) } }
+}
+
+/// Keeps every mail sent.
+final class RecordingMail: MailSender {
+    private let sent = Mutex<[(to: String, body: String)]>([])
+
+    var mails: [(to: String, body: String)] { sent.withLock { $0 } }
+
+    func send(to email: String, subject: String, body: String) async throws {
+        sent.withLock { $0.append((email, body)) }
     }
 }
 

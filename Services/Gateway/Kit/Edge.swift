@@ -63,4 +63,9 @@ protocol UserLookup: Sendable {
     func restore(id: String, email: String) async throws -> User?
 }
 
-extension UserStore: UserLookup {}
+/// Sign-in's one user operation: the user of an email address, created on first sign-in.
+protocol AccountStore: Sendable {
+    func findOrCreate(email: String) async throws -> User
+}
+
+extension UserStore: UserLookup, AccountStore {}

@@ -6,8 +6,8 @@ import Runtime
 /// Sign-in and session routes (CONTRACT.md §h.2): emailed codes, magic links, `/v1/auth/me` and maps tokens.
 struct AuthRoutes: Sendable {
     let tokens: SessionTokens
-    let users: UserStore
-    let codes: SignInCodes
+    let users: any AccountStore
+    let codes: any SignInCodeStore
     /// Bounds the code, magic-link and user lookups.
     let lookups: LookupDeadline
     let mail: any MailSender
