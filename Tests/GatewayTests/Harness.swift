@@ -47,14 +47,17 @@ struct GatewayUnderTest {
 
     let transport: RecordingTransport
     let mail = RecordingMail()
+    let photos = MemoryPhotos()
+    let gate: RecordingGate
     /// One key for both purposes, as when `IOS_MAPS_TOKEN_SIGNING_KEY` is unset: only the purpose tells them apart.
     let tokens = SessionTokens(
         sessions: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)),
         maps: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)))
     let handler: GatewayHandler
 
-    init(transport: RecordingTransport = RecordingTransport()) throws {
+    init(transport: RecordingTransport = RecordingTransport(), gate: RecordingGate = RecordingGate()) throws {
         self.transport = transport
+        self.gate = gate
         let caller = ServiceCaller(client: transport)
         let budgets = Self.budgets
         let logger = Logger(label: "gateway-tests", level: .error)
@@ -66,6 +69,10 @@ struct GatewayUnderTest {
             returnCodes: true, publicURL: "http://gateway.test", logger: logger)
         let routes =
             HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date()) + auth.routes
+            + [
+                IdentifyRoute(photos: photos, caller: caller, guards: gate, budget: budgets.identify, logger: logger)
+                    .route
+            ]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + AgentRoutes(
@@ -116,6 +123,40 @@ struct GatewayUnderTest {
             guard bytes.count <= limit else { return tooLarge }
             return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
         }
+    }
+}
+
+/// Photos by key, in memory.
+final class MemoryPhotos: PhotoClaims {
+    private let stored = Mutex<[String: [UInt8]]>([:])
+
+    var photos: [String: [UInt8]] { stored.withLock { $0 } }
+
+    func put(_ bytes: [UInt8]) async throws -> String {
+        let key = IdentifyPhotoCommand.photoKeyPrefix + "test\(stored.withLock { $0.count })"
+        stored.withLock { $0[key] = bytes }
+        return key
+    }
+}
+
+/// The identify guards' verdict, fixed (`reject`, else the rate-limit header), and the usage counted.
+final class RecordingGate: IdentifyGate {
+    private let reject: HTTPResponse?
+    private let counted = Mutex<[String]>([])
+
+    init(reject: HTTPResponse? = nil) { self.reject = reject }
+
+    /// `userId|deviceId` per usage recorded.
+    var usage: [String] { counted.withLock { $0 } }
+
+    func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (
+        reject: HTTPResponse?, headers: [(String, String)]
+    ) {
+        (reject, [("X-Identify-RateLimit-Limit", "10")])
+    }
+
+    func recordUsage(userId: String?, deviceId: String?) async throws {
+        counted.withLock { $0.append((userId ?? "-") + "|" + (deviceId ?? "-")) }
     }
 }
 
