@@ -41,6 +41,8 @@ struct GatewayUnderTest {
     static let userId = "usr_test"
     static let user = User(
         id: userId, email: "test@example.com", createdAt: "2026-01-01T00:00:00.000Z", scopes: ["user"])
+    static let admin = User(
+        id: "usr_admin", email: "admin@example.com", createdAt: "2026-01-01T00:00:00.000Z", scopes: ["user", "admin"])
     static let budgets = RouteBudgets(Environment([:]))
     static let openAPIFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
@@ -49,15 +51,20 @@ struct GatewayUnderTest {
     let mail = RecordingMail()
     let photos = MemoryPhotos()
     let gate: RecordingGate
+    let adminData: FakeAdminData
     /// One key for both purposes, as when `IOS_MAPS_TOKEN_SIGNING_KEY` is unset: only the purpose tells them apart.
     let tokens = SessionTokens(
         sessions: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)),
         maps: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)))
     let handler: GatewayHandler
 
-    init(transport: RecordingTransport = RecordingTransport(), gate: RecordingGate = RecordingGate()) throws {
+    init(
+        transport: RecordingTransport = RecordingTransport(), gate: RecordingGate = RecordingGate(),
+        adminData: FakeAdminData = FakeAdminData()
+    ) throws {
         self.transport = transport
         self.gate = gate
+        self.adminData = adminData
         let caller = ServiceCaller(client: transport)
         let budgets = Self.budgets
         let logger = Logger(label: "gateway-tests", level: .error)
@@ -74,6 +81,10 @@ struct GatewayUnderTest {
                     .route
             ]
             + FindsRoutes(caller: caller, budget: budgets.standard).routes
+            + AdminRoutes(
+                users: adminData, log: adminData, usage: adminData,
+                reports: AdminReports(exaUSDPerRequest: 0.005), logger: logger
+            ).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + AgentRoutes(
                 caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15)
@@ -92,16 +103,16 @@ struct GatewayUnderTest {
             ).routes
             + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes
         let edge = Edge(
-            tokens: tokens, users: FakeUsers(users: [Self.userId: Self.user]),
+            tokens: tokens, users: FakeUsers(users: [Self.userId: Self.user, Self.admin.id: Self.admin]),
             lookups: lookups, limiter: nil, address: ClientAddress(trustedHops: 0),
             logger: logger)
         handler = GatewayHandler(
             router: Router(routes), admin: AdminEndpoints(readiness: Readiness()), edge: edge, logger: logger)
     }
 
-    /// A bearer for the known user.
-    func bearer() throws -> String {
-        "Bearer " + (try tokens.issueSession(userId: Self.userId, email: Self.user.email).token)
+    /// A bearer for the known user (or `user`).
+    func bearer(_ user: User = Self.user) throws -> String {
+        "Bearer " + (try tokens.issueSession(userId: user.id, email: user.email).token)
     }
 
     /// Runs a request through the handler as the server does: `immediate`, else `head`, then (when it admits the
@@ -123,6 +134,56 @@ struct GatewayUnderTest {
             guard bytes.count <= limit else { return tooLarge }
             return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
         }
+    }
+}
+
+/// The admin routes' users, log and usage counters, in memory; `logFails` makes every log write fail.
+final class FakeAdminData: AdminDirectory, AdminJournal, UsageSource {
+    let adminEmails: Set<String> = [GatewayUnderTest.admin.email]
+    private let logFails: Bool
+    private let entries = Mutex<[AdminLogEntry]>([])
+    private let limits = Mutex<[Int]>([])
+
+    init(logFails: Bool = false) { self.logFails = logFails }
+
+    var log: [AdminLogEntry] { entries.withLock { $0 } }
+    /// The `limit` of every list read.
+    var listLimits: [Int] { limits.withLock { $0 } }
+
+    static func adminUser(freeForever: Bool = false, reason: String? = nil) -> AdminUser {
+        let user = GatewayUnderTest.user
+        return AdminUser(
+            id: user.id, email: user.email, createdAt: user.createdAt, scopes: user.scopes,
+            entitlement: Entitlement(freeForever: freeForever, reason: reason, plan: "none"))
+    }
+
+    func list(limit: Int) async throws -> [AdminUser] {
+        limits.withLock { $0.append(limit) }
+        return [Self.adminUser()]
+    }
+
+    func setFreeForever(userId: String, _ on: Bool, reason: String?, admin: String) async throws -> AdminUser? {
+        userId == GatewayUnderTest.userId ? Self.adminUser(freeForever: on, reason: reason) : nil
+    }
+
+    struct LogDown: Error {}
+
+    func append(kind: String, actor: String?, subject: String?, detail: [String: String]) async throws {
+        if logFails { throw LogDown() }
+        entries.withLock {
+            $0.append(
+                AdminLogEntry(
+                    id: $0.count + 1, kind: kind, actor: actor, subject: subject, detail: detail, createdAt: ""))
+        }
+    }
+
+    func recent(limit: Int) async throws -> [AdminLogEntry] {
+        limits.withLock { $0.append(limit) }
+        return log
+    }
+
+    func sum(hours: Int) async throws -> [UsageTotals.Series] {
+        [UsageTotals.Series(name: "gateway_requests_total", labels: ["route": "/v1/nearby"], value: 5)]
     }
 }
 
