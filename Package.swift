@@ -222,7 +222,8 @@ let package = Package(
             ]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime"]),
         tests(
-            "GatewayTests", ["GatewayKit", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
+            "GatewayTests",
+            ["GatewayKit", "MCP", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
         tests("BriefsTests", ["Briefs", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),

@@ -113,7 +113,7 @@ struct EdgeTests {
         #expect(served.header("Content-Type") == "application/yaml")
         #expect(served.body == file)
         let document = OpenAPIDocument(bytes: file)
-        #expect(document.undocumented(gateway.handler.router.served) == [])
+        #expect(document.undocumented(gateway.handler.inner.router.served) == [])
     }
 
     @Test func thePlacesProxyTakesOnlyAMapsToken() async throws {

@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import HTTPServer
+import MCP
 import Messaging
 import Runtime
 import ServiceKit
@@ -56,7 +57,8 @@ struct GatewayUnderTest {
     let tokens = SessionTokens(
         sessions: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)),
         maps: HS256JWT(key: Array("gateway-tests-signing-key-of-32-bytes".utf8)))
-    let handler: GatewayHandler
+    /// The gateway's handler as the binary serves it: MCP failures JSON-RPC shaped.
+    let handler: MCPFailureShape<GatewayHandler>
 
     init(
         transport: RecordingTransport = RecordingTransport(), gate: RecordingGate = RecordingGate(),
@@ -102,12 +104,21 @@ struct GatewayUnderTest {
                 caller: caller, budget: budgets.standard, briefBudget: budgets.brief, addBudget: budgets.watchlistAdd
             ).routes
             + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes
+        let mcpSettings = MapvestMCP(Environment(["MAPVEST_ENV": "dev"]))
+        let mcp = try mcpSettings.server(
+            tools: MapvestTools(caller: caller, ratingBudget: budgets.rating, ratingCache: RatingCachePeek(redis: nil)),
+            transport: UnreachablePeers(), limiter: InMemoryCallLimiter(perMinute: .max))
+        let mcpRoutes = MCPRoutes(
+            server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
+        ).routes
         let edge = Edge(
             tokens: tokens, users: FakeUsers(users: [Self.userId: Self.user, Self.admin.id: Self.admin]),
             lookups: lookups, limiter: nil, address: ClientAddress(trustedHops: 0),
             logger: logger)
-        handler = GatewayHandler(
-            router: Router(routes), admin: AdminEndpoints(readiness: Readiness()), edge: edge, logger: logger)
+        handler = MCPFailureShape(
+            GatewayHandler(
+                router: Router(routes + mcpRoutes), admin: AdminEndpoints(readiness: Readiness()), edge: edge,
+                logger: logger))
     }
 
     /// A bearer for the known user (or `user`).
@@ -184,6 +195,13 @@ final class FakeAdminData: AdminDirectory, AdminJournal, UsageSource {
 
     func sum(hours: Int) async throws -> [UsageTotals.Series] {
         [UsageTotals.Series(name: "gateway_requests_total", labels: ["route": "/v1/nearby"], value: 5)]
+    }
+}
+
+/// MCP peers that never answer.
+struct UnreachablePeers: MCPPeerTransport {
+    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> MCPPeerReply {
+        .failed(reason: "unreachable")
     }
 }
 
