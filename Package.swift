@@ -113,12 +113,15 @@ let package = Package(
             ]),
 
         // Services: one executable each.
-        service(
-            "Gateway",
+        serviceLibrary(
+            "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance", "Kafka",
-            ], libraries: ["MCPServer"]),
+                "Runtime", "MCP", "Finance",
+            ]),
+        service(
+            "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
+            libraries: ["MCPServer", "Kit"]),
         serviceLibrary("IdentifyCore", in: "Identify", folder: "Core", ["Finance", "Contracts", "Runtime"]),
         service(
             "Identify",
@@ -240,6 +243,9 @@ let package = Package(
             ]),
         tests("PushCoreTests", ["PushCore", "Contracts"]),
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime", "UpstreamFakes"]),
+        tests(
+            "GatewayTests",
+            ["GatewayKit", "MCP", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),

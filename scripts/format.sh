@@ -18,10 +18,7 @@ fi
 existing=()
 for p in "${paths[@]}"; do [[ -e "$p" ]] && existing+=("$p"); done
 
-# Left alone: the embedded OpenAPI document (scripts/embed-openapi.sh writes it), data in a raw string literal that
-# would only be re-indented.
-mapfile -t files < <(find "${existing[@]}" -name '*.swift' -not -path '*/.build/*' \
-    -not -name 'OpenAPIText.swift' | sort)
+mapfile -t files < <(find "${existing[@]}" -name '*.swift' -not -path '*/.build/*' | sort)
 if [[ ${#files[@]} -eq 0 ]]; then
     echo "format.sh: no Swift files under ${existing[*]}" >&2
     exit 1

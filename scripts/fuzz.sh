@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers that face the network (Fuzz/Targets/*.swift) with plain swiftc —
-# outside the SwiftPM build — and runs each for a bounded time from its seed corpus (Fuzz/corpus/<target>/).
+# outside the SwiftPM build — against the gateway's library (GatewayKit, `@testable`) and the modules under it, every
+# one instrumented, and runs each target for a bounded time from its seed corpus (Fuzz/corpus/<target>/).
 # Any crash, trap or sanitizer report fails the script; the input that caused it lands in .stack/fuzz/crashes/.
 # Usage: scripts/fuzz.sh [seconds per target (default 15)] [target ...]   (targets: multipart request-head
 #        json-bodies jwt).
@@ -15,32 +16,46 @@ OUT=.stack/fuzz
 MODS=$OUT/modules
 mkdir -p "$MODS" "$OUT/crashes" "$OUT/work"
 # -Onone: the build takes a third of -O's time on this box, and 15 s still runs ~10^5 inputs per target.
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -package-name Mapvest -g -Onone -I "$MODS"
-  -I Shared/CLibs/CCrypto -I Shared/CLibs/CMicroHTTPD -L "$MODS")
+# The C libraries' module maps, and their headers where pkg-config knows them (libpq's live in a subfolder).
+CFLAGS=()
+for dir in Shared/CLibs/*/; do CFLAGS+=(-I "${dir%/}"); done
+for flag in $(pkg-config --cflags-only-I libpq rdkafka hiredis libcurl libmicrohttpd libcrypto 2>/dev/null); do
+  CFLAGS+=(-Xcc "$flag")
+done
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -package-name Mapvest -g -Onone -I "$MODS" "${CFLAGS[@]}" -L "$MODS")
 log() { printf '[fuzz] %s\n' "$*" >&2; }
 quiet() { grep -v -e 'Cannot export local symbol' -e '^warning: ' || true; }
 
 # One fuzz binary over every target (FUZZ_TARGET picks one), rebuilt only when a source or flag changed.
-SOURCES=(Shared/Runtime/*.swift Shared/Contracts/*.swift Shared/Crypto/*.swift Shared/HTTPServer/*.swift
-  Services/Gateway/Input/*.swift Services/Gateway/Auth/SessionTokens.swift Fuzz/Targets/*.swift)
+# The modules in dependency order, each as `name:folder`.
+MODULES=(Runtime:Shared/Runtime Contracts:Shared/Contracts Crypto:Shared/Crypto HTTPServer:Shared/HTTPServer
+  HTTPClient:Shared/HTTPClient Kafka:Shared/Kafka Messaging:Shared/Messaging Postgres:Shared/Postgres
+  Redis:Shared/Redis ServiceKit:Shared/ServiceKit Finance:Shared/Finance MCP:Services/Gateway/MCPServer
+  GatewayKit:Services/Gateway/Kit)
+sources() { find "$1" -name '*.swift' | sort; }
 BINARY=$OUT/fuzz
-stamp=$(cat "${SOURCES[@]}" scripts/fuzz.sh | sha256sum | cut -c1-16)
+stamp=$( (for m in "${MODULES[@]}"; do sources "${m#*:}"; done; echo Fuzz/Targets/*.swift scripts/fuzz.sh) |
+  xargs cat | sha256sum | cut -c1-16)
 if [ ! -x "$BINARY" ] || [ "$(cat "$OUT/stamp" 2>/dev/null)" != "$stamp" ]; then
   rm -f "$BINARY" "$OUT/stamp"
-  # The shared modules the gateway's parsers use, instrumented too (coverage guides the fuzzer through them).
-  module() {
-    local name=$1 dir=$2
-    swiftc "${FLAGS[@]}" -emit-library -static -emit-module -module-name "$name" \
-      -emit-module-path "$MODS/$name.swiftmodule" -o "$MODS/lib$name.a" "$dir"/*.swift 2>&1 | quiet
-    [ -f "$MODS/lib$name.a" ] || { log "module $name did not build"; exit 1; }
-  }
   log "building (once per source change)"
-  module Runtime Shared/Runtime
-  module Contracts Shared/Contracts
-  module Crypto Shared/Crypto
-  module HTTPServer Shared/HTTPServer
-  swiftc "${FLAGS[@]}" -module-name Fuzz -o "$BINARY" Fuzz/Targets/*.swift Services/Gateway/Input/*.swift \
-    Services/Gateway/Auth/SessionTokens.swift -lHTTPServer -lCrypto -lContracts -lRuntime -lmicrohttpd -lcrypto 2>&1 | quiet
+  libs=()
+  for m in "${MODULES[@]}"; do
+    name=${m%%:*}
+    dir=${m#*:}
+    rm -f "$MODS/lib$name.a"
+    # Instrumented too: coverage guides the fuzzer through them. GatewayKit is testable: the targets call its
+    # internal validators.
+    testing=()
+    [ "$name" = GatewayKit ] && testing=(-enable-testing)
+    mapfile -t files < <(sources "$dir")
+    swiftc "${FLAGS[@]}" "${testing[@]}" -emit-library -static -emit-module -module-name "$name" \
+      -emit-module-path "$MODS/$name.swiftmodule" -o "$MODS/lib$name.a" "${files[@]}" 2>&1 | quiet
+    [ -f "$MODS/lib$name.a" ] || { log "module $name did not build"; exit 1; }
+    libs=(-l"$name" "${libs[@]}")
+  done
+  swiftc "${FLAGS[@]}" -module-name Fuzz -o "$BINARY" Fuzz/Targets/*.swift "${libs[@]}" \
+    -lrdkafka -lpq -lhiredis -lcurl -lmicrohttpd -lcrypto 2>&1 | quiet
   [ -x "$BINARY" ] || { log "the fuzz binary did not build"; exit 1; }
   echo "$stamp" >"$OUT/stamp"
 fi

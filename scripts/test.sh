@@ -10,7 +10,6 @@ source scripts/lib/py-ops.sh
 source scripts/lib/py-edge.sh
 
 stack_install
-scripts/embed-openapi.sh --check
 python3 scripts/checks/imports.py  # declared target dependencies = imported modules (Package.swift)
 python3 scripts/checks/environment.py  # every environment variable the code reads is in docs/CONFIGURATION.md
 scripts/format.sh --check  # sources as .swift-format says (scripts/format.sh rewrites them)

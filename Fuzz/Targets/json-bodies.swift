@@ -1,6 +1,8 @@
 import Contracts
 import HTTPServer
 
+@testable import GatewayKit
+
 /// Fuzz target `json-bodies`: one JSON body through every route's body validation (finds replay, search intent,
 /// resolve-comparable shape, push fields, sign-in email) and the edge's body text check.
 func fuzzJSONBodies(_ body: [UInt8]) {

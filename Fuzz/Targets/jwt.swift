@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Runtime
 
+@testable import GatewayKit
+
 /// Fuzz target `jwt`: session tokens. The input as a raw token (format, algorithm and signature checks), and the
 /// input as the claims of a correctly signed token (claims decoding, purpose and expiry checks past the signature).
 func fuzzJWT(_ bytes: [UInt8]) {

@@ -1,6 +1,8 @@
 import Contracts
 import HTTPServer
 
+@testable import GatewayKit
+
 /// Fuzz target `multipart`: a `Content-Type` line, then a multipart body, through the multipart parser and the identify
 /// form that reads it.
 func fuzzMultipart(_ bytes: [UInt8]) {

@@ -1,5 +1,7 @@
 import HTTPServer
 
+@testable import GatewayKit
+
 /// Fuzz target `request-head`: a request target (`path?query` bytes) through the head check, the query parser,
 /// path parameter decoding and every route's query validation.
 func fuzzRequestHead(_ target: [UInt8]) {

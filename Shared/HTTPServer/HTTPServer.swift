@@ -24,13 +24,13 @@ public final class HTTPServer: Service {
     private let stoppedContinuation: AsyncStream<Void>.Continuation
 
     public init(
-        configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger,
+        configuration: HTTPServerConfiguration, handler: some HTTPHandler, logger: Logger,
         metrics: MetricsRegistry = .shared
     ) {
         self.configuration = configuration
         self.logger = logger.with([LogKeys.httpServer: .string(configuration.name)])
         self.core = ServerCore(
-            handler: handler, logger: self.logger, metrics: metrics,
+            handler: ErasedHandler(handler), logger: self.logger, metrics: metrics,
             oversizeDiscardLimit: configuration.oversizeDiscardLimit, smallBodyLimit: configuration.smallBodyLimit)
         (stoppedStream, stoppedContinuation) = AsyncStream.makeStream(of: Void.self)
     }

@@ -83,17 +83,14 @@ public struct HTTPRequestHead: Sendable {
     }
 }
 
-/// A complete request: head, body and whatever `HTTPHandler.head(_:)` attached.
+/// A complete request: head and body. What `HTTPHandler.head(_:)` learned comes to `handle(_:state:)` beside it.
 public struct HTTPRequest: Sendable {
     public var head: HTTPRequestHead
     public var body: [UInt8]
-    /// The `state` of the `.readBody` decision that admitted this request.
-    public var state: (any Sendable)?
 
-    public init(head: HTTPRequestHead, body: [UInt8] = [], state: (any Sendable)? = nil) {
+    public init(head: HTTPRequestHead, body: [UInt8] = []) {
         self.head = head
         self.body = body
-        self.state = state
     }
 
     public var method: String { head.method }
@@ -160,41 +157,48 @@ public struct HTTPResponse: Sendable {
 /// (`Result<Body, HTTPResponse>` for decoding, guards that answer 401/429).
 extension HTTPResponse: Error {}
 
-/// What to do with a request once its headers are known.
-public enum HeadDecision: Sendable {
+/// The body limit of the default `head(_:)`: 1 MiB.
+public let defaultHTTPBodyLimit = 1 << 20
+
+/// What to do with a request once its headers are known; `State` is what `head(_:)` hands to `handle(_:state:)`.
+public enum HeadDecision<State: Sendable>: Sendable {
     /// Answer now; the body is never read (a pending body closes the connection after the answer).
     case respond(HTTPResponse)
-    /// Read a body of at most `limit` bytes, then call `handle`; a larger body is answered with `tooLarge`
-    /// (at once when `Content-Length` declares it, as soon as the count passes `limit` for chunked uploads).
-    case readBody(limit: Int, tooLarge: HTTPResponse, state: (any Sendable)?)
+    /// Read a body of at most `limit` bytes, then call `handle` with `state`; a larger body is answered with
+    /// `tooLarge` (at once when `Content-Length` declares it, as soon as the count passes `limit` for chunked uploads).
+    case readBody(limit: Int, tooLarge: HTTPResponse, state: State)
+}
 
-    /// The body limit of the default `head(_:)`: 1 MiB.
-    public static let defaultBodyLimit = 1 << 20
-
+extension HeadDecision where State == Void {
     /// `.readBody` with a 413 `{"error":"request body too large"}` and no state.
-    public static func accept(limit: Int = defaultBodyLimit) -> HeadDecision {
-        .readBody(limit: limit, tooLarge: .error(413, "request body too large"), state: nil)
+    public static func accept(limit: Int = defaultHTTPBodyLimit) -> HeadDecision {
+        .readBody(limit: limit, tooLarge: .error(413, "request body too large"), state: ())
     }
 }
 
 /// Application logic behind an `HTTPServer`. Both calls run as tasks; a suspended connection holds no thread.
 public protocol HTTPHandler: Sendable {
+    /// What `head(_:)` learned about a request it admits, handed to `handle(_:state:)` with the body.
+    associatedtype RequestState: Sendable = Void
+
     /// An answer computed synchronously on the server's polling thread for a request without a body, skipping the
     /// suspend/resume round trip (health checks and other cheap, non-blocking routes). Nil sends the request through
     /// `head(_:)` as usual. It must never block.
     func immediate(_ head: HTTPRequestHead) -> HTTPResponse?
     /// Called once headers have arrived, before any body byte is read (runs async; the connection is suspended meanwhile).
-    func head(_ head: HTTPRequestHead) async -> HeadDecision
-    /// Called with the complete request when `head(_:)` chose `.readBody`.
-    func handle(_ request: HTTPRequest) async -> HTTPResponse
+    func head(_ head: HTTPRequestHead) async -> HeadDecision<RequestState>
+    /// Called with the complete request and the state of the `.readBody` decision that admitted it.
+    func handle(_ request: HTTPRequest, state: RequestState) async -> HTTPResponse
 }
 
 extension HTTPHandler {
     /// No synchronous answers.
     public func immediate(_ head: HTTPRequestHead) -> HTTPResponse? { nil }
+}
 
-    /// Accepts every request with a body of up to `HeadDecision.defaultBodyLimit` bytes.
-    public func head(_ head: HTTPRequestHead) async -> HeadDecision { .accept() }
+extension HTTPHandler where RequestState == Void {
+    /// Accepts every request with a body of up to `defaultHTTPBodyLimit` bytes.
+    public func head(_ head: HTTPRequestHead) async -> HeadDecision<Void> { .accept() }
 }
 
 /// An `HTTPHandler` made of a closure, accepting bodies up to `bodyLimit` bytes.
@@ -203,13 +207,13 @@ public struct ClosureHTTPHandler: HTTPHandler {
     private let body: @Sendable (HTTPRequest) async -> HTTPResponse
 
     public init(
-        bodyLimit: Int = HeadDecision.defaultBodyLimit,
+        bodyLimit: Int = defaultHTTPBodyLimit,
         _ handle: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.bodyLimit = bodyLimit
         self.body = handle
     }
 
-    public func head(_ head: HTTPRequestHead) async -> HeadDecision { .accept(limit: bodyLimit) }
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse { await body(request) }
+    public func head(_ head: HTTPRequestHead) async -> HeadDecision<Void> { .accept(limit: bodyLimit) }
+    public func handle(_ request: HTTPRequest, state: Void) async -> HTTPResponse { await body(request) }
 }

@@ -7,8 +7,9 @@
 /// `immediate(_:)` first. Each event returns the action `ServerCore` performs (the C calls, the tasks);
 /// unit-tested without a socket, like Kafka's `ConsumerLifecycle`.
 ///
+/// `State` is what an admitting decision carries to `handle()` (the server binds it into the handler's call).
 /// Owned by one `RequestContext` and touched only by MHD's polling thread for that connection.
-package struct RequestLifecycle: Sendable {
+package struct RequestLifecycle<State: Sendable>: Sendable {
     package enum Phase: Sendable, Equatable {
         /// URI seen, headers not yet handed over.
         case new
@@ -31,7 +32,7 @@ package struct RequestLifecycle: Sendable {
 
     /// What a task hands back when it resumes the connection.
     package enum Outcome: Sendable {
-        case decision(HeadDecision)
+        case decision(HeadDecision<State>)
         case response(HTTPResponse)
     }
 
@@ -41,8 +42,8 @@ package struct RequestLifecycle: Sendable {
         case decide(HTTPRequestHead)
         /// A request without a body: `head()`, then `handle()` with an empty body unless `head()` answered.
         case headThenHandle(HTTPRequestHead)
-        /// `handle()` with the complete request.
-        case handle(HTTPRequest)
+        /// `handle()` with the complete request and the state of the decision that admitted it.
+        case handle(HTTPRequest, State)
         /// A request whose small body was read first: `head()`, then `admit(_:by:)`, then `handle()` unless refused.
         /// A refusal comes back as `.decision(.respond(_))` (answered with `Connection: close`, like a refusal before
         /// the body), `handle()`'s answer as `.response(_)`.
@@ -79,7 +80,7 @@ package struct RequestLifecycle: Sendable {
     package private(set) var received = 0
     private var limit = 0
     private var tooLarge = HTTPResponse.empty(413)
-    private var state: (any Sendable)?
+    private var state: State?
     /// After a chunked body passes its limit, at most this many more bytes are dropped before aborting.
     private let discardLimit: Int
     /// A declared body of at most this many bytes is read before `head()` (`HTTPServerConfiguration.smallBodyLimit`);
@@ -164,12 +165,12 @@ package struct RequestLifecycle: Sendable {
                 }
                 return .consume
             }
-            guard let head else { return .abort(.unexpected) }
-            let request = HTTPRequest(head: head, body: body, state: state)
+            guard let head, let admitted = state else { return .abort(.unexpected) }
+            let request = HTTPRequest(head: head, body: body)
             body = []
             state = nil
             phase = .handling
-            return .suspend(.handle(request))
+            return .suspend(.handle(request, admitted))
 
         case .readingSmallBody:
             if !upload.isEmpty {
@@ -236,16 +237,14 @@ package struct RequestLifecycle: Sendable {
     }
 
     /// What `head()`'s `decision` makes of a request whose body was read before it decided: its own answer, the
-    /// decision's `tooLarge` for a body over its limit, or the request to `handle()` with the decision's state.
-    package static func admit(_ request: HTTPRequest, by decision: HeadDecision) -> Result<HTTPRequest, HTTPResponse> {
+    /// decision's `tooLarge` for a body over its limit, or the decision's state to `handle()` the request with.
+    package static func admit(_ request: HTTPRequest, by decision: HeadDecision<State>) -> Result<State, HTTPResponse> {
         switch decision {
         case .respond(let response):
             return .failure(response)
         case .readBody(let limit, let tooLarge, let state):
             guard request.body.count <= max(0, limit) else { return .failure(tooLarge) }
-            var admitted = request
-            admitted.state = state
-            return .success(admitted)
+            return .success(state)
         }
     }
 

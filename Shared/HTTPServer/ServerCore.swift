@@ -9,7 +9,7 @@ import Synchronization
 final class RequestContext: @unchecked Sendable {
     struct Handoff {
         var suspended = false
-        var outcome: RequestLifecycle.Outcome?
+        var outcome: Lifecycle.Outcome?
         var task: Task<Void, Never>?
     }
 
@@ -19,7 +19,7 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let start = ContinuousClock.now
 
-    var lifecycle: RequestLifecycle
+    var lifecycle: Lifecycle
 
     let handoff = Mutex(Handoff())
 
@@ -29,10 +29,10 @@ final class RequestContext: @unchecked Sendable {
         self.rawURI = rawURI
         self.targetProblem = targetProblem
         self.connection = connection
-        self.lifecycle = RequestLifecycle(discardLimit: discardLimit, smallBodyLimit: smallBodyLimit)
+        self.lifecycle = Lifecycle(discardLimit: discardLimit, smallBodyLimit: smallBodyLimit)
     }
 
-    func takeOutcome() -> RequestLifecycle.Outcome? {
+    func takeOutcome() -> Lifecycle.Outcome? {
         handoff.withLock { h in
             defer { h.outcome = nil }
             return h.outcome
@@ -43,7 +43,7 @@ final class RequestContext: @unchecked Sendable {
 /// Everything the C callbacks of one daemon need: the handler, metrics and the suspended requests.
 /// Passed to libmicrohttpd unretained; `MHDDaemon` keeps it alive until the daemon has stopped.
 final class ServerCore: Sendable {
-    let handler: any HTTPHandler
+    let handler: ErasedHandler
     let logger: Logger
     let oversizeDiscardLimit: Int
     /// `HTTPServerConfiguration.smallBodyLimit`.
@@ -67,7 +67,7 @@ final class ServerCore: Sendable {
     private let duration: Histogram
 
     init(
-        handler: any HTTPHandler, logger: Logger, metrics: MetricsRegistry, oversizeDiscardLimit: Int,
+        handler: ErasedHandler, logger: Logger, metrics: MetricsRegistry, oversizeDiscardLimit: Int,
         smallBodyLimit: Int
     ) {
         self.handler = handler
@@ -90,7 +90,7 @@ final class ServerCore: Sendable {
         _ ctx: RequestContext, method: String, version: String, uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
-        var action: RequestLifecycle.Action
+        var action: Lifecycle.Action
         if ctx.lifecycle.phase == .new {
             let (head, headersClean) = makeHead(ctx, method: method, version: version)
             action = ctx.lifecycle.headersArrived(head, targetProblem: ctx.targetProblem, headersClean: headersClean)
@@ -154,7 +154,7 @@ final class ServerCore: Sendable {
     // MARK: Suspend / resume
 
     /// Suspends the connection and runs `work` as a task; its outcome resumes the connection.
-    private func suspend(_ ctx: RequestContext, _ work: RequestLifecycle.Work) {
+    private func suspend(_ ctx: RequestContext, _ work: Lifecycle.Work) {
         MHD_suspend_connection(ctx.connection)
         ctx.handoff.withLock { h in
             h.suspended = true
@@ -171,7 +171,7 @@ final class ServerCore: Sendable {
         }
         let handler = self.handler
         let task = Task { [self] in
-            let outcome: RequestLifecycle.Outcome
+            let outcome: Lifecycle.Outcome
             switch work {
             case .decide(let head):
                 outcome = .decision(await handler.head(head))
@@ -179,15 +179,15 @@ final class ServerCore: Sendable {
                 switch await handler.head(head) {
                 case .respond(let response):
                     outcome = .response(response)
-                case .readBody(_, _, let state):
-                    outcome = .response(await handler.handle(HTTPRequest(head: head, body: [], state: state)))
+                case .readBody(_, _, let handle):
+                    outcome = .response(await handle(HTTPRequest(head: head, body: [])))
                 }
-            case .handle(let request):
-                outcome = .response(await handler.handle(request))
+            case .handle(let request, let handle):
+                outcome = .response(await handle(request))
             case .decideThenHandle(let request):
-                switch RequestLifecycle.admit(request, by: await handler.head(request.head)) {
-                case .success(let admitted):
-                    outcome = .response(await handler.handle(admitted))
+                switch Lifecycle.admit(request, by: await handler.head(request.head)) {
+                case .success(let handle):
+                    outcome = .response(await handle(request))
                 case .failure(let refusal):
                     outcome = .decision(.respond(refusal))
                 }
@@ -200,7 +200,7 @@ final class ServerCore: Sendable {
     }
 
     /// Hands `outcome` to the connection and resumes it, unless someone else already did (exactly once).
-    private func complete(_ ctx: RequestContext, _ outcome: RequestLifecycle.Outcome) {
+    private func complete(_ ctx: RequestContext, _ outcome: Lifecycle.Outcome) {
         let resume = ctx.handoff.withLock { h -> Bool in
             guard h.suspended else { return false }
             h.suspended = false

@@ -37,11 +37,11 @@ public struct AdminEndpoints: Sendable {
 struct AdminHandler: HTTPHandler {
     let endpoints: AdminEndpoints
 
-    func head(_ head: HTTPRequestHead) async -> HeadDecision {
+    func head(_ head: HTTPRequestHead) async -> HeadDecision<Void> {
         .respond(endpoints.response(method: head.method, path: head.path) ?? .error(404, "not found"))
     }
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    func handle(_ request: HTTPRequest, state: Void) async -> HTTPResponse {
         endpoints.response(method: request.head.method, path: request.head.path) ?? .error(404, "not found")
     }
 }

@@ -104,7 +104,7 @@ struct HTTPServerTests {
     @Test func chunkedUploadIsCountedAgainstTheLimit() async throws {
         let handler = TestHandler(
             decide: { _ in .readBody(limit: 1000, tooLarge: .error(413, "too large"), state: "admitted") },
-            respond: { request in .text(200, "\(request.body.count) \(request.state as? String ?? "-")") })
+            respondWithState: { request, state in .text(200, "\(request.body.count) \(state ?? "-")") })
         try await withServer(handler) { server in
             let chunk = String(repeating: "a", count: 300)
             let small = try await RawConnection.connect(port: server.port)
@@ -134,8 +134,8 @@ struct HTTPServerTests {
                 guard head.headers["Authorization"] != nil else { return .respond(.error(401, "unauthorized")) }
                 return .readBody(limit: 5, tooLarge: .error(413, "body too large"), state: "admitted")
             },
-            respond: { request in
-                .text(200, "\(String(decoding: request.body, as: UTF8.self)) \(request.state as? String ?? "-")")
+            respondWithState: { request, state in
+                .text(200, "\(String(decoding: request.body, as: UTF8.self)) \(state ?? "-")")
             })
         try await withServer(handler) { server in
             let connection = try await RawConnection.connect(port: server.port)

@@ -3,11 +3,12 @@ import HTTPServer
 import Runtime
 import Synchronization
 
-/// An `HTTPHandler` built from two closures, counting `handle` calls and their peak concurrency.
+/// An `HTTPHandler` built from two closures, counting `handle` calls and their peak concurrency; its decisions
+/// may carry a string to `respond`.
 struct TestHandler: HTTPHandler {
     let stats = Stats()
-    var decide: @Sendable (HTTPRequestHead) async -> HeadDecision = { _ in .accept() }
-    var respond: @Sendable (HTTPRequest) async -> HTTPResponse
+    var decide: @Sendable (HTTPRequestHead) async -> HeadDecision<String?>
+    var respond: @Sendable (HTTPRequest, String?) async -> HTTPResponse
 
     final class Stats: Sendable {
         let handled = Atomic<Int>(0)
@@ -16,16 +17,23 @@ struct TestHandler: HTTPHandler {
     }
 
     init(
-        decide: @escaping @Sendable (HTTPRequestHead) async -> HeadDecision = { _ in .accept() },
+        decide: @escaping @Sendable (HTTPRequestHead) async -> HeadDecision<String?> = { _ in .accept() },
         respond: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
-        self.decide = decide
-        self.respond = respond
+        self.init(decide: decide, respondWithState: { request, _ in await respond(request) })
     }
 
-    func head(_ head: HTTPRequestHead) async -> HeadDecision { await decide(head) }
+    init(
+        decide: @escaping @Sendable (HTTPRequestHead) async -> HeadDecision<String?>,
+        respondWithState: @escaping @Sendable (HTTPRequest, String?) async -> HTTPResponse
+    ) {
+        self.decide = decide
+        self.respond = respondWithState
+    }
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    func head(_ head: HTTPRequestHead) async -> HeadDecision<String?> { await decide(head) }
+
+    func handle(_ request: HTTPRequest, state: String?) async -> HTTPResponse {
         stats.handled.add(1, ordering: .relaxed)
         let now = stats.current.add(1, ordering: .relaxed).newValue
         var peak = stats.peak.load(ordering: .relaxed)
@@ -36,7 +44,7 @@ struct TestHandler: HTTPHandler {
             peak = original
         }
         defer { stats.current.subtract(1, ordering: .relaxed) }
-        return await respond(request)
+        return await respond(request, state)
     }
 }
 
@@ -68,4 +76,11 @@ func makeClient(maxConnectionsPerHost: Int = 32) throws -> HTTPClient {
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let d = ContinuousClock.now - start
     return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+extension HeadDecision where State == String? {
+    /// Reads a body of up to `limit` bytes (413 `request body too large` past it), with no state.
+    static func accept(limit: Int = defaultHTTPBodyLimit) -> HeadDecision {
+        .readBody(limit: limit, tooLarge: .error(413, "request body too large"), state: nil)
+    }
 }

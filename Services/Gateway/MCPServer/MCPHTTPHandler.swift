@@ -11,12 +11,12 @@ public struct MCPHTTPHandler: HTTPHandler {
         self.address = address
     }
 
-    public func head(_ head: HTTPRequestHead) async -> HeadDecision {
+    public func head(_ head: HTTPRequestHead) async -> HeadDecision<Void> {
         guard MCPServer.owns(head.path) else { return .respond(.empty(404)) }
-        return .readBody(limit: MCPServer.bodyLimit, tooLarge: MCPServer.unreadable.http, state: nil)
+        return .readBody(limit: MCPServer.bodyLimit, tooLarge: MCPServer.unreadable.http, state: ())
     }
 
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, state: Void) async -> HTTPResponse {
         await server.handle(MCPRequest(request, address: address(request.head)))?.http ?? .empty(404)
     }
 }

@@ -6,9 +6,9 @@ import Runtime
 /// takes effect at once); anyone else signed in gets 403, anonymous callers 401. Every admin request is written to
 /// the admin log before it is answered, and a request whose log entry cannot be written is refused (503).
 struct AdminRoutes: Sendable {
-    let users: UserStore
-    let log: AdminLog
-    let usage: UsageTotals
+    let users: any AdminDirectory
+    let log: any AdminJournal
+    let usage: any UsageSource
     let reports: AdminReports
     let logger: Logger
 
@@ -104,3 +104,26 @@ struct AdminRoutes: Sendable {
         return n.clampedInt(1...max) ?? value
     }
 }
+
+/// The users the admin routes list and entitle, and who is an admin: `UserStore` in the binary.
+protocol AdminDirectory: Sendable {
+    /// `ADMIN_EMAILS`, lowercased.
+    var adminEmails: Set<String> { get }
+    func list(limit: Int) async throws -> [AdminUser]
+    func setFreeForever(userId: String, _ on: Bool, reason: String?, admin: String) async throws -> AdminUser?
+}
+
+/// The admin log as the admin routes use it: `AdminLog` (Postgres) in the binary.
+protocol AdminJournal: Sendable {
+    func append(kind: String, actor: String?, subject: String?, detail: [String: String]) async throws
+    func recent(limit: Int) async throws -> [AdminLogEntry]
+}
+
+/// The hourly usage counters summed over the last `hours` hours: `UsageTotals` (Redis) in the binary.
+protocol UsageSource: Sendable {
+    func sum(hours: Int) async throws -> [UsageTotals.Series]
+}
+
+extension UserStore: AdminDirectory {}
+
+extension AdminLog: AdminJournal {}

@@ -6,13 +6,15 @@ import ServiceKit
 /// The public HTTP surface: CORS, admin endpoints, the edge (caller, limiter, auth, route guards), body limits,
 /// request ids, logs and metrics. Domain work happens in the services; routes turn requests into Kafka commands.
 struct GatewayHandler: HTTPHandler {
+    typealias RequestState = Pending
+
     let router: Router
     let admin: AdminEndpoints
     let edge: Edge
     let logger: Logger
 
     /// What `head` learned, handed to `handle` with the body.
-    private struct Pending: Sendable {
+    struct Pending: Sendable {
         let route: Route
         let parameters: [String: String]
         let requestId: String
@@ -48,11 +50,11 @@ struct GatewayHandler: HTTPHandler {
             started: .now)
     }
 
-    func head(_ head: HTTPRequestHead) async -> HeadDecision {
+    func head(_ head: HTTPRequestHead) async -> HeadDecision<Pending> {
         let started = ContinuousClock.now
         let requestId = Self.requestId(from: head)
         func done(_ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = [], route: Route? = nil)
-            -> HeadDecision
+            -> HeadDecision<Pending>
         {
             var response = response
             response.headers += headers
@@ -100,13 +102,7 @@ struct GatewayHandler: HTTPHandler {
                 headers: headers))
     }
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let pending = request.state as? Pending else {
-            return finish(
-                .error(500, "internal error"), template: "unmatched",
-                metrics: RouteMetrics.unrouted("unmatched", method: request.head.method), head: request.head,
-                requestId: "-", started: .now)
-        }
+    func handle(_ request: HTTPRequest, state pending: Pending) async -> HTTPResponse {
         var response: HTTPResponse
         if let problem = JSONBody.textProblem(request) {
             response = .error(400, problem)

@@ -5,7 +5,7 @@ import ServiceKit
 
 /// Sums the hourly usage hashes every service's `UsageReporter` writes, over the last `hours` hours (the current one
 /// included), by counter and label set.
-struct UsageTotals: Sendable {
+struct UsageTotals: UsageSource {
     /// One counter series: its family name, labels and the summed growth.
     struct Series: Sendable, Equatable {
         var name: String
@@ -15,7 +15,8 @@ struct UsageTotals: Sendable {
 
     let redis: RedisClient
 
-    func sum(hours: Int, now: Date = Date()) async throws -> [Series] {
+    func sum(hours: Int) async throws -> [Series] {
+        let now = Date()
         var totals: [String: Int64] = [:]
         for hour in 0..<hours {
             let reply = try await redis.command("HGETALL", UsageReporter.bucket(now - Double(hour) * 3600))

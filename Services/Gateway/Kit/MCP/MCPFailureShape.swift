@@ -14,7 +14,7 @@ struct MCPFailureShape<Inner: HTTPHandler>: HTTPHandler {
         inner.immediate(head).map { MCPServer.owns(head.path) ? Self.reshape($0) : $0 }
     }
 
-    func head(_ head: HTTPRequestHead) async -> HeadDecision {
+    func head(_ head: HTTPRequestHead) async -> HeadDecision<Inner.RequestState> {
         let decision = await inner.head(head)
         guard MCPServer.owns(head.path) else { return decision }
         switch decision {
@@ -24,8 +24,8 @@ struct MCPFailureShape<Inner: HTTPHandler>: HTTPHandler {
         }
     }
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let response = await inner.handle(request)
+    func handle(_ request: HTTPRequest, state: Inner.RequestState) async -> HTTPResponse {
+        let response = await inner.handle(request, state: state)
         return MCPServer.owns(request.path) ? Self.reshape(response) : response
     }
 

@@ -6,7 +6,7 @@ import Runtime
 /// Sends a route's command to its service over Kafka and turns the reply (or its absence) into an HTTP response:
 /// no broker or too many requests waiting → 503 at once; no reply within the route's budget → 504.
 struct ServiceCaller: Sendable {
-    let client: RequestReplyClient
+    let client: any CommandTransport
     /// Sent with every 503: the condition (no broker, overload) is short-lived, so a client may retry soon.
     static let retryAfter = [("Retry-After", "1")]
 
@@ -27,3 +27,10 @@ struct ServiceCaller: Sendable {
         }
     }
 }
+
+/// Sends one command to its service and awaits the reply: `RequestReplyClient` in the binary, a recorder in tests.
+package protocol CommandTransport: Sendable {
+    func request(_ command: OutgoingCommand, budget: Duration) async throws(RequestError) -> Reply
+}
+
+extension RequestReplyClient: CommandTransport {}

@@ -6,22 +6,22 @@ import Redis
 import Runtime
 
 /// The gateway's settings, from environment variables (defaults in parentheses).
-struct GatewayConfiguration: Sendable {
+package struct GatewayConfiguration: Sendable {
     /// `PORT` (3001): the public HTTP port.
-    var port: Int
+    package var port: Int
     /// `HOST` (0.0.0.0).
     var host: String
     /// `HTTP_THREADS` (2): libmicrohttpd polling threads.
     var httpThreads: Int
     /// `GATEWAY_INSTANCE_ID` (`<hostname>-<port>`): names this replica's reply topic; keep it stable per replica.
-    var instanceId: String
+    package var instanceId: String
     /// `GATEWAY_MAX_IN_FLIGHT` (2048): requests waiting on Kafka replies at once; over it → 503.
-    var maxInFlight: Int
+    package var maxInFlight: Int
     /// `GATEWAY_QUEUE_TARGET_MS` (25): a service whose replies report more queueing than this gets fewer requests
     /// in flight from this gateway (the excess → 503 with `Retry-After`).
-    var queueTarget: Duration
+    package var queueTarget: Duration
     /// `REDIS_URL` and `REDIS_POOL_SIZE` (16), read by `RedisSettings`.
-    var redis: RedisSettings
+    package var redis: RedisSettings
     /// `PHOTO_TTL_MS` (60 000): how long a claim-checked photo lives in Redis.
     var photoTTL: Duration
     /// `RAILWAY_GIT_COMMIT_SHA` (`dev`): the version `/v1/config` reports.
@@ -30,7 +30,7 @@ struct GatewayConfiguration: Sendable {
     var adminLogs: Bool
     var budgets: RouteBudgets
     /// `POSTGRES_URL` and `POSTGRES_POOL_SIZE` (8), read by `PostgresSettings`.
-    var postgres: PostgresSettings
+    package var postgres: PostgresSettings
     /// `SESSION_SIGNING_KEY` (≥ 32 bytes; required outside dev) and `IOS_MAPS_TOKEN_SIGNING_KEY` (defaults to it).
     var sessionKey: [UInt8]
     var mapsKey: [UInt8]
@@ -50,7 +50,7 @@ struct GatewayConfiguration: Sendable {
     /// The key dev and tests share when `SESSION_SIGNING_KEY` is unset (never accepted in production).
     static let devSigningKey = "mapvest-dev-signing-key-not-for-production-use"
 
-    init(_ env: Environment) {
+    package init(_ env: Environment) {
         port = env.get("PORT", default: 3001)
         host = env.get("HOST", default: "0.0.0.0")
         httpThreads = max(1, env.get("HTTP_THREADS", default: 2))
@@ -104,7 +104,7 @@ struct GatewayConfiguration: Sendable {
     }
 
     /// Refuses to start without a strong signing key outside dev.
-    func validate() throws {
+    package func validate() throws {
         guard sessionKey.count >= 32 else {
             throw ConfigurationError(key: "SESSION_SIGNING_KEY", reason: "must be at least 32 bytes")
         }

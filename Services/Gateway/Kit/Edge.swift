@@ -6,7 +6,7 @@ import Runtime
 /// and route-level authentication.
 struct Edge: Sendable {
     let tokens: SessionTokens
-    let users: UserStore
+    let users: any UserLookup
     /// Bounds the signed-in user's lookup.
     let lookups: LookupDeadline
     /// Nil when limits are off (dev benchmarks only).
@@ -55,3 +55,17 @@ struct Edge: Sendable {
         }
     }
 }
+
+/// The lookups required auth makes for a verified session: `UserStore` in the binary, a table in tests.
+protocol UserLookup: Sendable {
+    func find(id: String) async throws -> User?
+    /// Recreates a user a valid session names but the store lost (same id and email), or nil.
+    func restore(id: String, email: String) async throws -> User?
+}
+
+/// Sign-in's one user operation: the user of an email address, created on first sign-in.
+protocol AccountStore: Sendable {
+    func findOrCreate(email: String) async throws -> User
+}
+
+extension UserStore: UserLookup, AccountStore {}

@@ -6,9 +6,9 @@ import Runtime
 /// `POST /v1/identify` (docs/COMPATIBILITY.md#identify): validates the multipart form, stores the photo by claim check
 /// and asks the Identify service. The declared `Content-Length` is checked before any body byte is read.
 struct IdentifyRoute: Sendable {
-    let photos: PhotoStore
+    let photos: any PhotoClaims
     let caller: ServiceCaller
-    let guards: IdentifyGuards
+    let guards: any IdentifyGate
     let budget: Duration
     let logger: Logger
 
@@ -47,12 +47,26 @@ struct IdentifyRoute: Sendable {
         if response.status < 400 {
             // Quota counts only answered identifies.
             do {
-                try await guards.users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
+                try await guards.recordUsage(userId: userId, deviceId: deviceId)
             } catch {
                 logger.warning(
                     "usage not recorded", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
             }
         }
         return response
+    }
+}
+
+/// The identify route's checks before the body is read, and its quota count once a photo was answered:
+/// `IdentifyGuards` (Redis, the user store) in the binary, a recorder in tests.
+protocol IdentifyGate: Sendable {
+    func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)])
+    /// Counts one answered identify against the caller's free-tier quota.
+    func recordUsage(userId: String?, deviceId: String?) async throws
+}
+
+extension IdentifyGuards: IdentifyGate {
+    func recordUsage(userId: String?, deviceId: String?) async throws {
+        try await users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
     }
 }

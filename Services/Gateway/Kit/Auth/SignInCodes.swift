@@ -3,19 +3,31 @@ import Foundation
 import Redis
 import Runtime
 
+/// What checking a sign-in code came to.
+enum SignInOutcome: Equatable {
+    case ok, noCode, expired, wrong
+}
+
+/// Where sign-in codes and pending magic links live: `SignInCodes` (Redis) in the binary, memory in tests.
+protocol SignInCodeStore: Sendable {
+    /// Issues a new code for `email`, replacing any earlier one.
+    func issue(email: String) async throws -> String
+    func verify(email: String, code: String) async throws -> SignInOutcome
+    /// Records a pending magic link (jti → email).
+    func rememberMagicLink(jti: String, email: String) async throws
+    /// Consumes a pending magic link: its email, or nil when already used or expired.
+    func consumeMagicLink(jti: String) async throws -> String?
+}
+
 /// Emailed six-digit sign-in codes and single-use magic-link ids, kept in Redis with their TTLs.
 /// Codes are stored as HMACs, compared in constant time, and die after five wrong guesses.
-struct SignInCodes: Sendable {
+struct SignInCodes: SignInCodeStore {
     static let codeLifetime: Duration = .seconds(600)
     static let maxAttempts = 5
 
     let redis: RedisClient
     /// Keys the code HMACs so a Redis dump does not reveal live codes.
     let secret: [UInt8]
-
-    enum Outcome: Equatable {
-        case ok, noCode, expired, wrong
-    }
 
     private struct Stored: Codable {
         var mac: String
@@ -32,7 +44,8 @@ struct SignInCodes: Sendable {
     }
 
     /// Issues a new code for `email`, replacing any earlier one.
-    func issue(email: String, now: Date = Date()) async throws -> String {
+    func issue(email: String) async throws -> String {
+        let now = Date()
         let code = String(
             format: "%06d", Int(Digest.randomBytes(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 1_000_000))
         let stored = Stored(
@@ -43,7 +56,8 @@ struct SignInCodes: Sendable {
         return code
     }
 
-    func verify(email: String, code: String, now: Date = Date()) async throws -> Outcome {
+    func verify(email: String, code: String) async throws -> SignInOutcome {
+        let now = Date()
         let key = key(email)
         guard let bytes = try await redis.get(key),
             var stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes))

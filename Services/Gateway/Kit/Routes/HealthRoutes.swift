@@ -5,7 +5,7 @@ import Runtime
 
 /// `GET /v1/health`, `GET /v1/config` and `GET /openapi.yaml`: answered by the gateway itself, outside the rate limiter.
 enum HealthRoutes {
-    static func routes(configuration: GatewayConfiguration, startedAt: Date) -> [Route] {
+    static func routes(configuration: GatewayConfiguration, openAPI: OpenAPIDocument, startedAt: Date) -> [Route] {
         [
             Route("GET", "/v1/health") {
                 // `HealthResponse`, written by hand: this is the route load balancers hit most.
@@ -22,7 +22,7 @@ enum HealthRoutes {
                         flags: .init(liveScan: configuration.liveScan, adminLogs: configuration.adminLogs),
                         version: configuration.version))
             },
-            Route("GET", OpenAPIDocument.template) { OpenAPIDocument.response },
+            Route("GET", OpenAPIDocument.template) { openAPI.response },
         ]
     }
 }

@@ -7,8 +7,8 @@ import Runtime
 /// tokens.
 struct AuthRoutes: Sendable {
     let tokens: SessionTokens
-    let users: UserStore
-    let codes: SignInCodes
+    let users: any AccountStore
+    let codes: any SignInCodeStore
     /// Bounds the code, magic-link and user lookups.
     let lookups: LookupDeadline
     let mail: any MailSender

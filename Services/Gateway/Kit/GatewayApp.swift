@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import HTTPServer
+import MCP
+import Messaging
+import Postgres
+import Redis
+import Runtime
+import ServiceKit
+
+/// The gateway's parts built over the clients the binary made: the route table, the edge and the HTTP server.
+package enum GatewayApp {
+    /// The gateway schema's migrations (users, entitlements, the admin log).
+    package static let migrations = UserStore.migrations + AdminLog.migrations
+
+    /// The parts `ServiceMain` runs, stopped in reverse: the HTTP server first (no new requests), then the reply
+    /// client, then the last usage report.
+    package static func parts(
+        context: ServiceContext, configuration: GatewayConfiguration, openAPI: OpenAPIDocument, redis: RedisClient,
+        db: PostgresPool, client: RequestReplyClient
+    ) throws -> [any Service] {
+        let logger = context.logger
+        let adminLog = AdminLog(db: db)
+        let tokens = SessionTokens(
+            sessions: HS256JWT(key: configuration.sessionKey), maps: HS256JWT(key: configuration.mapsKey))
+        let users = UserStore(
+            db: db, adminEmails: configuration.adminEmails, freeForeverDomains: configuration.freeForeverDomains)
+        let caller = ServiceCaller(client: client)
+        let lookups = LookupDeadline(budget: configuration.budgets.lookup)
+        let auth = AuthRoutes(
+            tokens: tokens, users: users, codes: SignInCodes(redis: redis, secret: configuration.sessionKey),
+            lookups: lookups,
+            mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes,
+            publicURL: configuration.publicURL,
+            logger: logger)
+        let identify = IdentifyRoute(
+            photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
+            guards: IdentifyGuards(
+                redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+                adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
+            logger: logger)
+        let budgets = configuration.budgets
+        let mcpSettings = MapvestMCP(context.environment)
+        let mcp = try mcpSettings.server(
+            tools: MapvestTools(
+                caller: caller, ratingBudget: budgets.rating, ratingCache: RatingCachePeek(redis: redis)),
+            transport: HTTPPeerTransport(client: context.http),
+            limiter: configuration.limitsEnabled
+                ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
+        let router = Router(
+            HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date()) + auth.routes
+                + [identify.route]
+                + FindsRoutes(caller: caller, budget: budgets.standard).routes
+                + ProgressRoutes(caller: caller, budget: budgets.standard).routes
+                + AgentRoutes(
+                    caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
+                    heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(15))
+                ).routes
+                + AdminRoutes(
+                    users: users, log: adminLog, usage: UsageTotals(redis: redis),
+                    reports: AdminReports(exaUSDPerRequest: AdminReports.exaPrice(context.environment)),
+                    logger: logger
+                ).routes
+                + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
+                + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
+                + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
+                + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
+                + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+                + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+                + MCPRoutes(
+                    server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
+                ).routes
+                + AlertRoutes(caller: caller, budget: budgets.standard).routes
+                + [BacktestRoute(caller: caller, budget: budgets.rating).route]
+                + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes
+                + WatchlistRoutes(
+                    caller: caller, budget: budgets.standard, briefBudget: budgets.brief,
+                    addBudget: budgets.watchlistAdd
+                ).routes
+                + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
+        openAPI.report(router, logger: logger)
+        let edge = Edge(
+            tokens: tokens, users: users, lookups: lookups,
+            limiter: configuration.limitsEnabled ? GlobalRateLimiter(redis: redis, logger: logger) : nil,
+            address: ClientAddress(trustedHops: configuration.trustedProxyHops), logger: logger)
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.host, port: configuration.port, threads: configuration.httpThreads,
+                name: "gateway"),
+            handler: MCPFailureShape(
+                GatewayHandler(
+                    router: router, admin: AdminEndpoints(readiness: context.readiness), edge: edge, logger: logger)),
+            logger: logger)
+        logger.info(
+            "gateway configured",
+            [LogKeys.httpPort: .int(configuration.port), LogKeys.gatewayInstance: .string(configuration.instanceId)])
+        return [UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger), client, server]
+    }
+}
