@@ -15,11 +15,11 @@ struct BacktestCommands: Sendable {
         if command.tickers == nil {
             guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
             else {
-                return .error(404, "list not found")
+                return .error(.listNotFound)
             }
             tickers = BacktestCommand.symbols(entries.map(\.ticker))
         }
-        guard !tickers.isEmpty else { return .error(400, "tickers required (non-empty array of symbols)") }
+        guard !tickers.isEmpty else { return .error(.tickersRequired) }
         let (market, period) = (self.market, command.period)
         async let spy = market.history("SPY", period: period)
         let histories = await withTaskGroup(of: (Int, [Double]?).self) { group in

@@ -49,7 +49,7 @@ struct DailyBriefs: Sendable {
             context.logger.warning("brief: list read failed", [LogKeys.error: .string("\(error)")])
             return .json(200, DailyBriefRules.outage(Date()))
         }
-        guard let (list, entries) = found else { return .error(404, "list not found") }
+        guard let (list, entries) = found else { return .error(.listNotFound) }
         let result = await brief(
             userId: command.userId, list: list, entries: entries, scheduled: false, deadline: deadline)
         return .json(200, result.brief).then(result.effects)

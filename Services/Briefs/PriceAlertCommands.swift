@@ -37,7 +37,7 @@ struct PriceAlertCommands: Sendable {
 
     func delete(_ command: PriceAlertUserCommand) async throws -> Reply {
         guard let id = command.alertId, try await store.delete(userId: command.userId, id: id) else {
-            return .error(404, "not found")
+            return .error(.notFound)
         }
         return Reply(status: 204, body: [])
     }

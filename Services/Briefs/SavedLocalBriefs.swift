@@ -68,9 +68,9 @@ struct SavedLocalBriefs: Sendable {
     }
 
     func delete(_ command: SavedLocalBriefCommand) async throws -> Reply {
-        guard let id = command.id else { return .error(404, "saved brief not found") }
+        guard let id = command.id else { return .error(.savedBriefNotFound) }
         let deleted = try await db.execute(
             "DELETE FROM briefs.saved_local_briefs WHERE id = \(id) AND user_id = \(command.userId)")
-        return deleted == 0 ? .error(404, "saved brief not found") : Reply(status: 204, body: [])
+        return deleted == 0 ? .error(.savedBriefNotFound) : Reply(status: 204, body: [])
     }
 }

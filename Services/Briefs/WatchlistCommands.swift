@@ -28,24 +28,24 @@ struct WatchlistCommands: Sendable {
     func renameList(_ command: WatchListNameCommand) async throws -> Reply {
         guard let listId = command.listId,
             let list = try await store.renameList(userId: command.userId, listId: listId, name: command.name)
-        else { return .error(404, "list not found") }
+        else { return .error(.listNotFound) }
         return changed(.json(200, WatchListResponse(list: list)), "list_renamed", command.userId, listId: list.id)
     }
 
     func setDefault(_ command: WatchListCommand) async throws -> Reply {
         guard let listId = command.listId, let list = try await store.setDefault(userId: command.userId, listId: listId)
-        else { return .error(404, "list not found") }
+        else { return .error(.listNotFound) }
         return changed(
             .json(200, WatchListResponse(list: list)), "default_changed", command.userId, listId: list.id,
             defaultListId: list.id)
     }
 
     func deleteList(_ command: WatchListCommand) async throws -> Reply {
-        guard let listId = command.listId else { return .error(404, "list not found") }
+        guard let listId = command.listId else { return .error(.listNotFound) }
         switch try await store.deleteList(userId: command.userId, listId: listId) {
         case .deleted: return changed(Reply(status: 204, body: []), "list_deleted", command.userId, listId: listId)
         case .isDefault: return .error(400, "cannot delete default list")
-        case .notFound: return .error(404, "list not found")
+        case .notFound: return .error(.listNotFound)
         }
     }
 
@@ -54,7 +54,7 @@ struct WatchlistCommands: Sendable {
         let now = Timestamp.iso8601(Date())
         do {
             guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
-            else { return .error(404, "list not found") }
+            else { return .error(.listNotFound) }
             return .json(200, WatchlistRules.summary(entries, updatedAt: now))
         } catch {
             context.logger.warning("list summary failed", [LogKeys.error: .string("\(error)")])
@@ -70,14 +70,14 @@ struct WatchlistCommands: Sendable {
             return changed(
                 Reply(status: 204, body: []), "entry_moved", command.userId, listId: command.toListId,
                 ticker: command.ticker)
-        case .listNotFound: return .error(404, "list not found")
-        case .tickerNotFound: return .error(404, "ticker not in watchlist")
+        case .listNotFound: return .error(.listNotFound)
+        case .tickerNotFound: return .error(.tickerNotInWatchlist)
         }
     }
 
     func entries(_ command: WatchListCommand) async throws -> Reply {
         guard let (_, entries) = try await store.listWithEntries(userId: command.userId, listId: command.listId)
-        else { return .error(404, "list not found") }
+        else { return .error(.listNotFound) }
         return .json(200, WatchEntriesResponse(items: entries))
     }
 
@@ -88,7 +88,7 @@ struct WatchlistCommands: Sendable {
         if let listId = command.listId, listId != defaultList.id,
             try await store.listWithEntries(userId: command.userId, listId: listId) == nil
         {
-            return .error(404, "list not found")
+            return .error(.listNotFound)
         }
         let check = await tickers.check(command.ticker, deadline: deadline)
         let entry = try await store.upsert(
@@ -109,7 +109,7 @@ struct WatchlistCommands: Sendable {
         guard
             let entry = try await store.attachMemo(
                 userId: command.userId, ticker: command.ticker, memo: command.memo, provider: command.provider)
-        else { return .error(404, "ticker not in watchlist") }
+        else { return .error(.tickerNotInWatchlist) }
         return changed(
             .json(200, WatchEntryResponse(entry: entry)), "memo_attached", command.userId, listId: entry.listId,
             ticker: entry.ticker)

@@ -32,7 +32,7 @@ struct WatchlistHeadlines: Sendable {
                 WatchHeadlinesResponse(
                     items: [], tickers: [], materiality: command.materiality, generatedAt: Timestamp.iso8601(Date())))
         }
-        guard let (_, entries) = found else { return .error(404, "list not found") }
+        guard let (_, entries) = found else { return .error(.listNotFound) }
         let tickers = entries.map(\.ticker)
         let market = self.market
         let providerBudget = max(.zero, deadline - ContinuousClock.now - Self.reserve * 2 - Self.jevTimeout / 2)

@@ -57,7 +57,7 @@ struct IdentifyCommands: Sendable {
             }
             photo = loaded
         } catch {
-            return .error(503, "photo store unavailable")
+            return .error(.photoStoreUnavailable)
         }
         // Leave room to produce the reply before the gateway gives up.
         let outcome = await identifier.identify(command, photo: photo, deadline: deadline - .milliseconds(500))

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import HTTPServer
 import Runtime
@@ -31,7 +32,7 @@ struct Edge: Sendable {
         do {
             session = try tokens.verifySession(token)
         } catch .wrongPurpose {
-            return .failure(.error(401, "wrong token purpose"))
+            return .failure(.error(.wrongTokenPurpose))
         } catch .noSubject {
             return .failure(.error(401, "invalid token subject"))
         } catch {
@@ -44,7 +45,7 @@ struct Edge: Sendable {
                 guard let email = session.email else { return nil }
                 return try await users.restore(id: session.userId, email: email)
             }
-            guard let user else { return .failure(.error(401, "unknown user")) }
+            guard let user else { return .failure(.error(.unknownUser)) }
             var authenticated = caller
             authenticated.session = session
             authenticated.user = user

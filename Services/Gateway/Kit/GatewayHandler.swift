@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import HTTPServer
 import Runtime
@@ -74,7 +75,7 @@ struct GatewayHandler: HTTPHandler {
             if let reject = verdict.reject { return done(reject, "limited", headers) }
         }
         guard let (route, parameters) = router.match(method: head.method, path: head.path) else {
-            return done(.error(404, "not found"), "unmatched", headers)
+            return done(.error(.notFound), "unmatched", headers)
         }
         switch route.auth {
         case .required:

@@ -1,3 +1,4 @@
+import Contracts
 import HTTPServer
 
 /// Who is calling, as the edge established from the headers before any body byte was read.
@@ -54,7 +55,7 @@ struct Route: Sendable {
 
     init(
         _ method: String, _ template: String, auth: AuthRequirement = .none, bodyLimit: Int = Route.jsonBodyLimit,
-        tooLarge: HTTPResponse = .error(413, "request body too large"), guard guardCheck: Guard? = nil,
+        tooLarge: HTTPResponse = .error(.requestBodyTooLarge), guard guardCheck: Guard? = nil,
         _ handle: @escaping @Sendable (RouteContext) async -> HTTPResponse
     ) {
         self.method = method
@@ -74,7 +75,7 @@ struct Route: Sendable {
         self.template = template
         self.auth = .none
         self.bodyLimit = 0
-        self.tooLarge = .error(413, "request body too large")
+        self.tooLarge = .error(.requestBodyTooLarge)
         self.guardCheck = nil
         self.handle = { _ in immediate() }
         self.immediate = immediate

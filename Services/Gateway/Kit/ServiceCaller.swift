@@ -13,7 +13,7 @@ struct ServiceCaller: Sendable {
     func call<Command: Encodable>(
         _ service: ServiceName, _ name: String, key: String?, command: Command, budget: Duration, requestId: String
     ) async -> HTTPResponse {
-        guard let body = try? WireJSON.encode(command) else { return .error(500, "internal error") }
+        guard let body = try? WireJSON.encode(command) else { return .error(.internalError) }
         let outgoing = OutgoingCommand(service: service, name: name, key: key, body: body, requestId: requestId)
         do {
             let reply = try await client.request(outgoing, budget: budget)

@@ -27,7 +27,7 @@ public struct PushCommands: Sendable {
         case PushRegisterCommand.name:
             let c: PushRegisterCommand = try decode(command)
             guard let token = PushWire.expoToken(c.token), ["ios", "android"].contains(c.platform) else {
-                return .error(400, "valid ExponentPushToken required")
+                return .error(.validExpoTokenRequired)
             }
             let registration = try await retrying(command) {
                 try await store.register(userId: c.userId, expoToken: token, platform: c.platform, deviceId: c.deviceId)
@@ -36,7 +36,7 @@ public struct PushCommands: Sendable {
 
         case PushPrefsReadCommand.name:
             let c: PushPrefsReadCommand = try decode(command)
-            guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(400, "valid tokenId required") }
+            guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(.validTokenIdRequired) }
             guard
                 let prefs = try await retrying(
                     command, { try await store.readPrefs(userId: c.userId, tokenId: tokenId) })
@@ -46,12 +46,12 @@ public struct PushCommands: Sendable {
         case PushPrefsWriteCommand.name:
             let c: PushPrefsWriteCommand = try decode(command)
             guard let tokenId = PushWire.tokenId(c.tokenId), let patch = PushWire.preferencePatch(c.patch) else {
-                return .error(400, "tokenId and prefs object required")
+                return .error(.tokenIdAndPrefsRequired)
             }
             guard
                 let prefs = try await retrying(
                     command, { try await store.writePrefs(userId: c.userId, tokenId: tokenId, patch: patch) })
-            else { return .error(404, "token not found") }
+            else { return .error(.tokenNotFound) }
             let reply = Reply.json(200, PushPrefsResponse(prefs: prefs))
             guard PushWire.isHeartbeat(patch), let onHeartbeat else { return reply }
             let userId = c.userId
@@ -59,17 +59,17 @@ public struct PushCommands: Sendable {
 
         case PushDeleteTokenCommand.name:
             let c: PushDeleteTokenCommand = try decode(command)
-            guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(400, "valid tokenId required") }
+            guard let tokenId = PushWire.tokenId(c.tokenId) else { return .error(.validTokenIdRequired) }
             guard try await retrying(command, { try await store.deleteToken(userId: c.userId, tokenId: tokenId) })
             else {
-                return .error(404, "token not found")
+                return .error(.tokenNotFound)
             }
             return Reply(status: 204, body: [])
 
         case PushRevokeDeviceCommand.name:
             let c: PushRevokeDeviceCommand = try decode(command)
             guard let token = PushWire.expoToken(c.token), let tokenId = PushWire.tokenId(c.tokenId) else {
-                return .error(400, "valid tokenId and ExponentPushToken required")
+                return .error(.validTokenIdAndExpoTokenRequired)
             }
             return revocation(
                 try await retrying(command) { try await store.revokeDevice(expoToken: token, tokenId: tokenId) })
@@ -77,7 +77,7 @@ public struct PushCommands: Sendable {
         case PushRevokeCurrentDeviceCommand.name:
             let c: PushRevokeCurrentDeviceCommand = try decode(command)
             guard let token = PushWire.expoToken(c.token) else {
-                return .error(400, "valid ExponentPushToken required")
+                return .error(.validExpoTokenRequired)
             }
             return revocation(
                 try await retrying(command) { try await store.revokeCurrentDevice(userId: c.userId, expoToken: token) })
@@ -88,7 +88,7 @@ public struct PushCommands: Sendable {
             let tokenId = c.tokenId.flatMap { PushWire.tokenId($0) }
             guard !c.subject.isEmpty, token != nil || tokenId != nil,
                 c.token == nil || token != nil, c.tokenId == nil || tokenId != nil
-            else { return .error(400, "valid ExponentPushToken or opaque tokenId required") }
+            else { return .error(.validExpoTokenOrTokenIdRequired) }
             return revocation(
                 try await retrying(command) {
                     try await store.revokeExpiredSessionDevice(subject: c.subject, expoToken: token, tokenId: tokenId)

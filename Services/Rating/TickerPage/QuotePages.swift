@@ -17,14 +17,14 @@ public struct QuotePages: Sendable {
 
     /// `{quote}`; 400 for a symbol that cannot be one, 502 `quote unavailable` when no provider had it.
     public func quote(_ command: QuoteCommand) async -> Reply {
-        guard MarketSymbol.normalize(command.symbol) != nil else { return .error(400, "invalid symbol") }
+        guard MarketSymbol.normalize(command.symbol) != nil else { return .error(.invalidSymbol) }
         guard let quote = await market.quote(command.symbol) else { return .error(502, "quote unavailable") }
         return .json(200, QuoteResponse(quote: quote), headers: [("Cache-Control", Self.quoteCacheControl)])
     }
 
     /// `QuoteHistoryResponse` with OHLCV points; 502 `history unavailable` when there is no usable series.
     public func history(_ command: QuoteHistoryCommand) async -> Reply {
-        guard let symbol = MarketSymbol.normalize(command.symbol) else { return .error(400, "invalid symbol") }
+        guard let symbol = MarketSymbol.normalize(command.symbol) else { return .error(.invalidSymbol) }
         guard let entry = await histories.history(symbol, period: command.period, interval: command.interval) else {
             return .error(502, "history unavailable")
         }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import HTTPServer
 import Runtime
@@ -16,13 +17,13 @@ struct AdminRoutes: Sendable {
         [
             admin("GET", "/v1/admin/metrics") { context, _ in
                 guard let hours = Self.windowHours(context.request.head.query["windowSeconds"]) else {
-                    return .error(400, "windowSeconds must be 1-172800")
+                    return .error(.windowSecondsOutOfRange)
                 }
                 return .json(200, reports.metrics(try await usage.sum(hours: hours), hours: hours))
             },
             admin("GET", "/v1/admin/cost") { context, _ in
                 guard let hours = Self.windowHours(context.request.head.query["windowSeconds"]) else {
-                    return .error(400, "windowSeconds must be 1-172800")
+                    return .error(.windowSecondsOutOfRange)
                 }
                 return .json(200, reports.cost(try await usage.sum(hours: hours), hours: hours))
             },
@@ -65,7 +66,7 @@ struct AdminRoutes: Sendable {
     ) -> Route {
         let (users, log, logger) = (self.users, self.log, self.logger)
         return Route(method, template, auth: .required) { context in
-            guard let user = context.caller.user else { return .error(401, "unknown user") }
+            guard let user = context.caller.user else { return .error(.unknownUser) }
             guard users.adminEmails.contains(user.email.lowercased()) else {
                 return .error(403, "admin scope required")
             }

@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 import Foundation
 import HTTPServer
@@ -32,12 +33,12 @@ struct AuthRoutes: Sendable {
             Route("POST", "/v1/auth/verify") { await verifyMagicLink($0) },
             Route("GET", "/v1/auth/verify") { await openMagicLink($0) },
             Route("GET", "/v1/auth/me", auth: .required) { context in
-                guard let user = context.caller.user else { return .error(401, "unknown user") }
+                guard let user = context.caller.user else { return .error(.unknownUser) }
                 return .json(200, ["user": user])
             },
             Route("POST", "/v1/session/maps-token", auth: .required) { context in
                 guard let user = context.caller.user, let issued = try? tokens.issueMaps(userId: user.id) else {
-                    return .error(500, "internal error")
+                    return .error(.internalError)
                 }
                 return .json(200, ["token": issued.token, "expiresAt": Timestamp.iso8601(issued.expiresAt)])
             },
@@ -54,7 +55,7 @@ struct AuthRoutes: Sendable {
     func requestCode(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
             let email = AuthInput.normalizedEmail(input.email)
-        else { return .error(400, "email required") }
+        else { return .error(.emailRequired) }
         do {
             let code = try await lookups.run { try await codes.issue(email: email) }
             try await mail.send(
@@ -64,7 +65,7 @@ struct AuthRoutes: Sendable {
             return .json(200, SentBody(sent: true, devCode: nil))
         } catch {
             logger.warning("sign-in code not issued", [LogKeys.error: "\(error)"])
-            return .error(503, "sign-in unavailable")
+            return .error(.signInUnavailable)
         }
     }
 
@@ -91,14 +92,14 @@ struct AuthRoutes: Sendable {
             }
         } catch {
             logger.warning("sign-in verification failed", [LogKeys.error: "\(error)"])
-            return .error(503, "sign-in unavailable")
+            return .error(.signInUnavailable)
         }
     }
 
     func requestMagicLink(_ context: RouteContext) async -> HTTPResponse {
         guard case .success(let input) = JSONBody.decode(EmailInput.self, from: context.request, error: ""),
             let email = AuthInput.normalizedEmail(input.email)
-        else { return .error(400, "email required") }
+        else { return .error(.emailRequired) }
         do {
             let jti = Digest.uuid()
             let token = try tokens.issueMagic(email: email, jti: jti)
@@ -109,7 +110,7 @@ struct AuthRoutes: Sendable {
             return .json(200, SentBody(sent: true, devCode: nil))
         } catch {
             logger.warning("magic link not issued", [LogKeys.error: "\(error)"])
-            return .error(503, "sign-in unavailable")
+            return .error(.signInUnavailable)
         }
     }
 

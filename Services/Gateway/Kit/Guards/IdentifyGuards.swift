@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 import Foundation
 import HTTPServer
@@ -45,7 +46,7 @@ struct IdentifyGuards: Sendable {
         let userId = caller.session?.userId
         guard limitsEnabled else {
             let anonymous = userId == nil && caller.deviceId == nil
-            return (anonymous ? .error(400, "X-Device-Id header required for anonymous requests") : nil, [])
+            return (anonymous ? .error(.deviceIdRequired) : nil, [])
         }
         // 3. Abuse.
         var abuseKeys = ["mapvest:abuse:ip:" + caller.clientIP]
@@ -93,7 +94,7 @@ struct IdentifyGuards: Sendable {
 
         // 5. Anonymous callers need a device id.
         if userId == nil && caller.deviceId == nil {
-            return (.error(400, "X-Device-Id header required for anonymous requests"), headers)
+            return (.error(.deviceIdRequired), headers)
         }
 
         // 6. Free-tier quota.

@@ -13,7 +13,7 @@ enum NearbyInput {
         let lat = try? numbers.double("lat")
         let lng = try? numbers.double("lng")
         guard let location = LatLng.validated(lat: lat, lng: lng) else {
-            throw .error(400, "lat/lng required")
+            throw .error(.latLngRequired)
         }
         let radius = try numbers.double("radius").flatMap { $0 > 0 ? min($0, 50_000) : nil } ?? 500
         let limit = try numbers.double("limit").flatMap { $0 >= 1 ? $0.clampedInt(1...100) : nil } ?? 25

@@ -20,7 +20,7 @@ enum ResearchInput {
     static func news(_ query: [String: String]) throws(HTTPResponse) -> NewsCommand {
         guard let ticker = query["ticker"]?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(),
             !ticker.isEmpty, ticker.count <= 32
-        else { throw .error(400, "ticker required") }
+        else { throw .error(.tickerRequired) }
         let limit = try QueryNumbers(query).integer("limit", default: 6, range: 1...25)
         return NewsCommand(ticker: ticker, limit: limit, materiality: MaterialityLevel(query: query["materiality"]))
     }

@@ -1,3 +1,4 @@
+import Contracts
 import HTTPServer
 import MCP
 
@@ -17,7 +18,7 @@ struct MCPRoutes: Sendable {
                 Route(method, template, bodyLimit: MCPServer.bodyLimit, tooLarge: MCPServer.unreadable.http) {
                     context in
                     let request = MCPRequest(context.request, address: address.resolve(context.request.head))
-                    return await server.handle(request)?.http ?? .error(404, "not found")
+                    return await server.handle(request)?.http ?? .error(.notFound)
                 }
             }
         }

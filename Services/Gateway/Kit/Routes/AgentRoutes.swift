@@ -17,7 +17,7 @@ struct AgentRoutes: Sendable {
     var routes: [Route] {
         [
             Route("POST", "/v1/agent/chat", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let command: AgentChatCommand
                 switch Self.chat(context.request, userId: userId) {
                 case .success(let valid): command = valid
@@ -28,7 +28,7 @@ struct AgentRoutes: Sendable {
                     requestId: context.requestId)
             },
             Route("POST", "/v1/agent/stream", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let command: AgentChatCommand
                 switch Self.chat(context.request, userId: userId) {
                 case .success(let valid): command = valid
@@ -83,7 +83,7 @@ struct AgentRoutes: Sendable {
     }
 
     private func threads(_ context: RouteContext, conversationId: String?, statusOnly: Bool) async -> HTTPResponse {
-        guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+        guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
         if let conversationId, !Self.validId(conversationId) { return .error(400, "invalid conversation id") }
         return await caller.call(
             .research, AgentThreadsCommand.name, key: userId,
@@ -107,11 +107,11 @@ struct AgentRoutes: Sendable {
     /// message id the turn gets a fresh one (and a retry is a new turn).
     static func chat(_ request: HTTPRequest, userId: String) -> Result<AgentChatCommand, HTTPResponse> {
         guard case .success(let body) = JSONBody.decode(ChatBody.self, from: request, error: "") else {
-            return .failure(.error(400, "message required (1-4000 chars)"))
+            return .failure(.error(.messageRequired))
         }
         let message = body.message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...4000).contains(message.count) else {
-            return .failure(.error(400, "message required (1-4000 chars)"))
+            return .failure(.error(.messageRequired))
         }
         var ticker: String?
         if let raw = body.ticker {

@@ -26,7 +26,7 @@ struct AlertRoutes: Sendable {
     ) -> Route {
         let (caller, budget) = (self.caller, self.budget)
         return Route(method, template, auth: .required) { context in
-            guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+            guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
             let (name, built) = build(userId, context)
             switch built {
             case .failure(let response): return response
@@ -41,7 +41,7 @@ struct AlertRoutes: Sendable {
     static func isAlertId(_ id: String) -> Bool { WatchlistRoutes.isListId(id) }
 
     static func delete(userId: String, _ context: RouteContext) -> Result<PriceAlertUserCommand, HTTPResponse> {
-        guard let id = context.parameters["id"], isAlertId(id) else { return .failure(.error(404, "not found")) }
+        guard let id = context.parameters["id"], isAlertId(id) else { return .failure(.error(.notFound)) }
         return .success(PriceAlertUserCommand(userId: userId, alertId: id))
     }
 
@@ -56,7 +56,7 @@ struct AlertRoutes: Sendable {
             body = [:]
         }
         guard case .string(let rawTicker) = body["ticker"], let ticker = normalizedTicker(rawTicker) else {
-            return .failure(.error(400, "ticker required"))
+            return .failure(.error(.tickerRequired))
         }
         guard case .string(let rawKind) = body["kind"], let kind = PriceAlertKind(rawValue: rawKind) else {
             return .failure(.error(400, "kind must be one of price_above, price_below, pct_move"))

@@ -12,7 +12,7 @@ struct BacktestRoute: Sendable {
     var route: Route {
         let (caller, budget) = (self.caller, self.budget)
         return Route("POST", "/v1/backtest", auth: .required) { context in
-            guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+            guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
             switch Self.command(userId: userId, context) {
             case .failure(let response): return response
             case .success(let command):
@@ -24,7 +24,7 @@ struct BacktestRoute: Sendable {
     }
 
     static func command(userId: String, _ context: RouteContext) -> Result<BacktestCommand, HTTPResponse> {
-        let required = HTTPResponse.error(400, "tickers required (non-empty array of symbols)")
+        let required = HTTPResponse.error(.tickersRequired)
         guard case .success(let body) = JSONBody.decode([String: JSONValue].self, from: context.request, error: "")
         else {
             return .failure(required)
@@ -39,7 +39,7 @@ struct BacktestRoute: Sendable {
         case nil:
             var listId: String?
             if case .string(let raw) = body["listId"], !raw.isEmpty {
-                guard WatchlistRoutes.isListId(raw) else { return .failure(.error(404, "list not found")) }
+                guard WatchlistRoutes.isListId(raw) else { return .failure(.error(.listNotFound)) }
                 listId = raw
             }
             return .success(BacktestCommand(userId: userId, tickers: nil, listId: listId, period: period))

@@ -13,7 +13,7 @@ struct FindsRoutes: Sendable {
     var routes: [Route] {
         [
             Route("GET", "/v1/finds", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let limit: Int
                 do throws(HTTPResponse) {
                     limit = try FindsInput.limit(context.request.head.query)
@@ -26,7 +26,7 @@ struct FindsRoutes: Sendable {
                     budget: budget, requestId: context.requestId)
             },
             Route("POST", "/v1/finds", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let request: RecordFindsRequest
                 switch FindsInput.validate(context.request) {
                 case .success(let valid): request = valid
@@ -40,7 +40,7 @@ struct FindsRoutes: Sendable {
                     budget: budget, requestId: context.requestId)
             },
             Route("GET", "/v1/dex", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 return await caller.call(
                     .identify, DexCommand.name, key: userId, command: DexCommand(userId: userId), budget: budget,
                     requestId: context.requestId)

@@ -34,7 +34,7 @@ struct IdentifyRoute: Sendable {
         } catch {
             logger.warning(
                 "photo store failed", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
-            return .error(503, "photo store unavailable")
+            return .error(.photoStoreUnavailable)
         }
         let userId = context.caller.session?.userId
         let deviceId = context.caller.deviceId

@@ -43,7 +43,7 @@ struct LocalBriefRoutes: Sendable {
     /// A saved-brief id as issued (`lb_…`, the list-id alphabet); anything else is no one's.
     static func savedId(userId: String, _ context: RouteContext) -> Result<SavedLocalBriefCommand, HTTPResponse> {
         guard let id = context.parameters["id"], WatchlistRoutes.isListId(id) else {
-            return .failure(.error(404, "saved brief not found"))
+            return .failure(.error(.savedBriefNotFound))
         }
         return .success(SavedLocalBriefCommand(userId: userId, id: id))
     }
@@ -79,7 +79,7 @@ struct LocalBriefRoutes: Sendable {
     }
 
     static func brief(userId: String, _ context: RouteContext) -> Result<LocalBriefCommand, HTTPResponse> {
-        let required = HTTPResponse.error(400, "lat/lng required")
+        let required = HTTPResponse.error(.latLngRequired)
         guard case .success(let body) = JSONBody.decode(BriefBody.self, from: context.request, error: ""),
             let (lat, lng) = coordinates(body.lat, body.lng)
         else { return .failure(required) }
@@ -107,7 +107,7 @@ struct LocalBriefRoutes: Sendable {
             return .failure(.error(400, "brief text required (min 20 chars)"))
         }
         guard brief.utf8.count <= 20_000 else { return .failure(.error(400, "brief text too long (max 20000 bytes)")) }
-        guard let (lat, lng) = coordinates(body.lat, body.lng) else { return .failure(.error(400, "lat/lng required")) }
+        guard let (lat, lng) = coordinates(body.lat, body.lng) else { return .failure(.error(.latLngRequired)) }
         let given = body.place
         guard !label.contains("\0"), !brief.contains("\0"),
             let place = place(

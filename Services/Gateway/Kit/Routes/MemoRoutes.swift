@@ -16,7 +16,7 @@ struct MemoRoutes: Sendable {
                 struct Body: Decodable { let ticker: String? }
                 let body = try? JSONDecoder().decode(Body.self, from: Data(context.request.body))
                 guard let ticker = body?.ticker.flatMap(AlertRoutes.normalizedTicker) else {
-                    return .error(400, "ticker required")
+                    return .error(.tickerRequired)
                 }
                 let userId = context.caller.session?.userId
                 return await caller.call(
@@ -26,7 +26,7 @@ struct MemoRoutes: Sendable {
             },
             Route("GET", "/v1/memo/sec/:ticker", auth: .optional) { context in
                 guard let ticker = context.parameters["ticker"].flatMap(AlertRoutes.normalizedTicker) else {
-                    return .error(400, "ticker required")
+                    return .error(.tickerRequired)
                 }
                 return await caller.call(
                     .briefs, SECFilingsCommand.name, key: ticker, command: SECFilingsCommand(ticker: ticker),

@@ -31,7 +31,7 @@ struct PlacesProxyRoute: Sendable {
             _ = try tokens.verifyMaps(token)
             return nil
         } catch .wrongPurpose {
-            return .error(401, "wrong token purpose")
+            return .error(.wrongTokenPurpose)
         } catch {
             return .error(401, "invalid maps token")
         }

@@ -9,13 +9,13 @@ struct ProgressRoutes: Sendable {
     var routes: [Route] {
         [
             Route("GET", "/v1/progress", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 return await caller.call(
                     .identify, ProgressCommand.name, key: userId, command: ProgressCommand(userId: userId),
                     budget: budget, requestId: context.requestId)
             },
             Route("GET", "/v1/universe/summary", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 return await caller.call(
                     .identify, UniverseSummaryCommand.name, key: userId,
                     command: UniverseSummaryCommand(userId: userId),

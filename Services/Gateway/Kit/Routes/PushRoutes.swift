@@ -20,7 +20,7 @@ struct PushRoutes: Sendable {
                 let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]), let tokenId = PushWire.tokenId(body["tokenId"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
-                else { return .error(400, "valid tokenId and ExponentPushToken required") }
+                else { return .error(.validTokenIdAndExpoTokenRequired) }
                 return await call(
                     PushRevokeDeviceCommand.name, key: nil,
                     PushRevokeDeviceCommand(token: token, tokenId: tokenId, deviceId: deviceId), context)
@@ -32,7 +32,7 @@ struct PushRoutes: Sendable {
                 guard token != nil || tokenId != nil, body["token"] == nil || token != nil,
                     body["tokenId"] == nil || tokenId != nil,
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
-                else { return .error(400, "valid ExponentPushToken or opaque tokenId required") }
+                else { return .error(.validExpoTokenOrTokenIdRequired) }
                 let rejected = HTTPResponse.error(401, "expired session recovery token required")
                 guard let bearer = SessionTokens.bearer(context.request.head.headers["Authorization"]),
                     let session = try? tokens.verifyExpiredSession(bearer)
@@ -46,22 +46,22 @@ struct PushRoutes: Sendable {
                         subject: session.userId, token: token, tokenId: tokenId, deviceId: deviceId), context)
             },
             Route("POST", "/v1/push/revoke-current-device", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
-                else { return .error(400, "valid ExponentPushToken required") }
+                else { return .error(.validExpoTokenRequired) }
                 return await call(
                     PushRevokeCurrentDeviceCommand.name, key: userId,
                     PushRevokeCurrentDeviceCommand(userId: userId, token: token, deviceId: deviceId), context)
             },
             Route("POST", "/v1/push/register", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let body = PushInput.object(context.request)
                 guard let token = PushWire.expoToken(body["token"]),
                     case .success(let platform) = PushWire.platform(body["platform"]),
                     case .success(let deviceId) = PushWire.deviceId(body["deviceId"])
-                else { return .error(400, "valid ExponentPushToken required") }
+                else { return .error(.validExpoTokenRequired) }
                 return await call(
                     PushRegisterCommand.name, key: userId,
                     PushRegisterCommand(
@@ -69,30 +69,30 @@ struct PushRoutes: Sendable {
                     context)
             },
             Route("POST", "/v1/push/prefs", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 let body = PushInput.object(context.request)
                 guard let tokenId = PushWire.tokenId(body["tokenId"]), case .object(let prefs)? = body["prefs"],
                     let patch = PushWire.preferencePatch(prefs)
-                else { return .error(400, "tokenId and prefs object required") }
+                else { return .error(.tokenIdAndPrefsRequired) }
                 return await call(
                     PushPrefsWriteCommand.name, key: userId,
                     PushPrefsWriteCommand(userId: userId, tokenId: tokenId, patch: patch), context)
             },
             Route("GET", "/v1/push/prefs", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 // Omitted → the explicit empty result; never another installation of the account.
                 guard let raw = context.request.head.query["tokenId"] else {
                     return .json(200, PushPrefsReadResponse.empty)
                 }
-                guard let tokenId = PushWire.tokenId(raw) else { return .error(400, "valid tokenId required") }
+                guard let tokenId = PushWire.tokenId(raw) else { return .error(.validTokenIdRequired) }
                 return await call(
                     PushPrefsReadCommand.name, key: userId, PushPrefsReadCommand(userId: userId, tokenId: tokenId),
                     context)
             },
             Route("DELETE", "/v1/push/token/:id", auth: .required) { context in
-                guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+                guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
                 guard let tokenId = context.parameters["id"].flatMap({ PushWire.tokenId($0) }) else {
-                    return .error(400, "valid tokenId required")
+                    return .error(.validTokenIdRequired)
                 }
                 return await call(
                     PushDeleteTokenCommand.name, key: userId, PushDeleteTokenCommand(userId: userId, tokenId: tokenId),

@@ -14,7 +14,7 @@ struct ResearchRoutes: Sendable {
         [
             Route("GET", "/v1/rating/:ticker") { context in
                 guard let ticker = ResearchInput.ratingTicker(context.parameters["ticker"]) else {
-                    return .error(400, "ticker required (e.g. MCD)")
+                    return .error(.tickerRequiredExample)
                 }
                 return await caller.call(
                     .rating, RatingCommand.name, key: ticker, command: RatingCommand(ticker: ticker),

@@ -37,7 +37,7 @@ struct TickerRoutes: Sendable {
             },
             Route("GET", "/v1/analysis/:ticker") { context in
                 guard let ticker = ResearchInput.ratingTicker(context.parameters["ticker"]) else {
-                    return .error(400, "ticker required (e.g. MCD)")
+                    return .error(.tickerRequiredExample)
                 }
                 return await send(AnalysisCommand.name, key: ticker, AnalysisCommand(ticker: ticker), context)
             },

@@ -91,7 +91,7 @@ struct WatchlistRoutes: Sendable {
     ) -> Route {
         let (caller, budget) = (self.caller, budget ?? self.budget)
         return Route(method, template, auth: .required) { context in
-            guard let userId = context.caller.user?.id else { return .error(401, "unknown user") }
+            guard let userId = context.caller.user?.id else { return .error(.unknownUser) }
             let (name, built) = build(userId, context)
             switch built {
             case .failure(let rejection): return rejection.response
@@ -106,7 +106,7 @@ struct WatchlistRoutes: Sendable {
     struct Rejection: Error {
         let response: HTTPResponse
         static func bad(_ message: String) -> Rejection { Rejection(response: .error(400, message)) }
-        static let noList = Rejection(response: .error(404, "list not found"))
+        static let noList = Rejection(response: .error(.listNotFound))
     }
 
     // MARK: - Validation
