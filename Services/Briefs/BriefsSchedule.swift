@@ -19,8 +19,3 @@ enum BriefsSchedule {
         }
     }
 }
-
-struct ConfigurationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -98,7 +98,8 @@ await ServiceMain.run(name: "Briefs", defaultAdminPort: 9104) { context in
     if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
         let zoneName = env.get("SCHEDULER_TIME_ZONE", default: "UTC")
         guard let zone = TimeZone(identifier: zoneName) else {
-            throw ConfigurationError("SCHEDULER_TIME_ZONE \(zoneName) is not a known time zone")
+            throw ConfigurationError(
+                key: "SCHEDULER_TIME_ZONE", reason: "is set to \"\(zoneName)\", which is not a known time zone")
         }
         parts.append(
             try CommandScheduler(
