@@ -5,7 +5,7 @@
 // BOOTSTRAP_FILE (or env KAFKA_BOOTSTRAP_FILE) receives the bootstrap string, written atomically (temp + rename)
 // once the brokers listen, and is removed at exit; the string is also printed on standard output. The broker
 // count comes from --brokers or env DEV_BROKER_COUNT (default 3). Records older than env DEV_BROKER_RETENTION_S
-// seconds (default 60; 0 keeps everything) are deleted, so the broker's cost does not grow with use
+// seconds (default 30; 0 keeps everything) are deleted, so the broker's cost does not grow with use
 // (`MockLogRetention`; librdkafka ≥ 2.16). Runs until SIGTERM or SIGINT.
 import Foundation
 import KafkaMock
@@ -16,7 +16,7 @@ let environment = Environment()
 
 var bootstrapFile = environment.get("KAFKA_BOOTSTRAP_FILE")
 var brokerCount: Int32 = environment.get("DEV_BROKER_COUNT", default: 3)
-let retentionSeconds: Int = max(environment.get("DEV_BROKER_RETENTION_S", default: 60), 0)
+let retentionSeconds: Int = max(environment.get("DEV_BROKER_RETENTION_S", default: 30), 0)
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
