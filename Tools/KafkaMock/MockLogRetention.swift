@@ -65,11 +65,12 @@ public final class MockLogRetention: Sendable {
     /// Records each partition's end offset and deletes below the newest end offset at least `retention` old.
     private func sweep(_ history: inout [Partition: [Sample]], now: ContinuousClock.Instant) {
         guard let partitions = client.partitions() else { return }
-        var seen = Set<Partition>()
+        let seen = Set(partitions)
         for partition in partitions {
             guard let (low, high) = client.offsets(partition) else { continue }
-            seen.insert(partition)
             var samples = history[partition, default: []]
+            // A log that shrank is a topic deleted and created again: its old end offsets mean nothing.
+            if let last = samples.last, high < last.end { samples.removeAll() }
             samples.append(Sample(at: now, end: high))
             // Keep the newest sample older than `retention` (the deletion point) and every younger one.
             if let expired = samples.lastIndex(where: { now - $0.at >= retention }) {
