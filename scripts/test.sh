@@ -20,6 +20,8 @@ MAPVEST_BIN_DIR=$(swift build --show-bin-path)
 export MAPVEST_BIN_DIR
 
 unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
+# Fault trials stop consumers for tens of seconds: the dev broker keeps their records for longer than that.
+export DEV_BROKER_RETENTION_S=${DEV_BROKER_RETENTION_S:-600}
 rm -rf .stack/test
 trap stack_stop EXIT
 stack_start .stack/test "$MAPVEST_BIN_DIR"

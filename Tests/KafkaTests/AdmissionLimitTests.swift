@@ -92,4 +92,43 @@ struct AdmissionLimitTests {
         }
         #expect(limit.limit == 80)
     }
+
+    /// An overload ends (a 15 s burst drove the cap to its minimum); the service then answers promptly again. With a
+    /// fake clock: a steady demand of 60 requests in flight is refused during the first 200 ms at most, then never,
+    /// and the cap has followed the demand back up (it grows with use, not with idle time).
+    @Test func theCapRecoversWithinSecondsOfAnOverload() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 16, maximum: 256)
+        var now = start
+        // The burst: every reply queued past the target for 15 s.
+        for _ in 0..<256 { _ = limit.acquire() }
+        for _ in 0..<150 {
+            now += .milliseconds(100)
+            limit.release(.replied(queued: .milliseconds(400)), now: now)
+            _ = limit.acquire()
+        }
+        #expect(limit.limit == 16)
+        #expect(limit.isQueueing)
+        // The backlog drains as timeouts and late replies.
+        while limit.inFlight > 0 { limit.release(.timedOut, now: now) }
+        // Then 60 requests in flight at any time, each answered promptly; count refusals per 100 ms.
+        var refusedByWindow: [Int] = []
+        for window in 0..<50 {
+            var refused = 0
+            for tick in 0..<100 {
+                now += .milliseconds(1)
+                while limit.inFlight < 60 {
+                    guard limit.acquire() else {
+                        refused += 1
+                        break
+                    }
+                }
+                if tick % 2 == 0, limit.inFlight > 0 { limit.release(.replied(queued: .milliseconds(1)), now: now) }
+            }
+            refusedByWindow.append(refused)
+            if window == 1 { #expect(!limit.isQueueing) }
+        }
+        #expect(refusedByWindow.dropFirst(2).allSatisfy { $0 == 0 })
+        #expect(limit.inFlight == 60)
+        #expect(limit.limit >= 60)
+    }
 }

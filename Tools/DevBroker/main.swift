@@ -4,7 +4,9 @@
 //
 // BOOTSTRAP_FILE (or env KAFKA_BOOTSTRAP_FILE) receives the bootstrap string, written atomically (temp + rename)
 // once the brokers listen, and is removed at exit; the string is also printed on standard output. The broker
-// count comes from --brokers or env DEV_BROKER_COUNT (default 3). Runs until SIGTERM or SIGINT.
+// count comes from --brokers or env DEV_BROKER_COUNT (default 3). Records older than env DEV_BROKER_RETENTION_S
+// seconds (default 30; 0 keeps everything) are deleted, so the broker's cost does not grow with use
+// (`MockLogRetention`; librdkafka ≥ 2.16). Runs until SIGTERM or SIGINT.
 import Foundation
 import KafkaMock
 import Runtime
@@ -14,6 +16,7 @@ let environment = Environment()
 
 var bootstrapFile = environment.get("KAFKA_BOOTSTRAP_FILE")
 var brokerCount: Int32 = environment.get("DEV_BROKER_COUNT", default: 3)
+let retentionSeconds: Int = max(environment.get("DEV_BROKER_RETENTION_S", default: 30), 0)
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -62,6 +65,13 @@ do {
 }
 // Dev clients use a 1.5 s session timeout (fast failover); the mock's default 3 s first-join delay would expire them.
 let shortFirstJoin = cluster.setInitialRebalanceDelay(.milliseconds(100))
+let retention =
+    retentionSeconds == 0
+    ? nil
+    : MockLogRetention.start(
+        cluster: cluster, retention: .seconds(retentionSeconds),
+        interval: .seconds(min(5, max(1, retentionSeconds / 4))),
+        logger: logger)
 if let bootstrapFile {
     do {
         try writeAtomically(cluster.bootstrapServers, to: bootstrapFile)
@@ -78,11 +88,18 @@ logger.info(
         LogKeys.librdkafka: .string(MockKafkaCluster.libraryVersion), LogKeys.shortFirstJoin: .bool(shortFirstJoin),
         LogKeys.path: .string(bootstrapFile ?? ""),
     ])
+if retention != nil {
+    logger.info(
+        "dev broker deletes records older than duration.ms", [LogKeys.durationMs: .int(retentionSeconds * 1000)])
+} else if retentionSeconds > 0 {
+    logger.warning("dev broker keeps every record: this librdkafka cannot delete them (the broker slows with use)")
+}
 
 for await sig in signals {
     logger.info("dev broker stopping", [LogKeys.signal: .int(Int(sig))])
     break
 }
 for source in signalSources { source.cancel() }
+retention?.stop()
 if let bootstrapFile { try? FileManager.default.removeItem(atPath: bootstrapFile) }
 withExtendedLifetime(cluster) {}

@@ -76,6 +76,24 @@ public final class MockKafkaCluster: @unchecked Sendable {
         unsafeBitCast(symbol, to: SetDelay.self)(cluster, Int32(clamping: max(milliseconds, 0)))
         return true
     }
+
+    /// Whether the loaded librdkafka can delete a partition's oldest records (`deleteRecords`): ≥ 2.16 has the
+    /// call; Debian's 2.0.2 does not.
+    public static var canDeleteRecords: Bool { deleteRecordsSymbol != nil }
+
+    /// Drops the records of `topic` [`partition`] below `offset` from the mock's log, as a broker's retention
+    /// would; consumers below it then restart from the new start (`auto.offset.reset`). Blocks until the mock's
+    /// thread has done it: call it off the cooperative pool. Returns librdkafka's error code (0: done).
+    public func deleteRecords(topic: String, partition: Int32, below offset: Int64) -> Int32 {
+        typealias DeleteRecords = @convention(c) (OpaquePointer, UnsafePointer<CChar>, Int32, Int64) -> Int32
+        guard let symbol = Self.deleteRecordsSymbol else { return RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED.rawValue }
+        return unsafeBitCast(symbol, to: DeleteRecords.self)(cluster, topic, partition, offset)
+    }
+
+    /// `rd_kafka_mock_partition_delete_records`, looked up at run time (the headers are Debian's 2.0.2).
+    private static var deleteRecordsSymbol: UnsafeMutableRawPointer? {
+        dlsym(nil, "rd_kafka_mock_partition_delete_records")
+    }
 }
 
 /// Why the mock cluster could not start or do what was asked.
