@@ -5,7 +5,8 @@ import Synchronization
 /// Whether Postgres is known to be down, one state for the whole process, decided from recent outcomes of recording
 /// finds: `threshold` database failures in a row (none older than `window`) open it, and while open the
 /// after-reply effects go straight to their effects topic instead of spending their inline attempt on retries.
-/// Every `probeInterval` one attempt is let through as a probe; any database success closes it.
+/// Every `probeInterval` one attempt is let through as a probe; any database success closes it. A `threshold` of 0
+/// never opens it.
 final class DatabaseCircuit: Sendable {
     private struct State {
         var failures = 0
@@ -25,7 +26,7 @@ final class DatabaseCircuit: Sendable {
     )
 
     init(threshold: Int = 3, window: Duration = .seconds(10), probeInterval: Duration = .seconds(1), logger: Logger) {
-        self.threshold = max(1, threshold)
+        self.threshold = threshold
         self.window = window
         self.probeInterval = probeInterval
         self.logger = logger
@@ -62,7 +63,7 @@ final class DatabaseCircuit: Sendable {
             if let last = state.lastFailure, now - last > window { state.failures = 0 }
             state.failures += 1
             state.lastFailure = now
-            guard !state.open, state.failures >= threshold else { return false }
+            guard threshold > 0, !state.open, state.failures >= threshold else { return false }
             state.open = true
             state.lastProbe = now
             return true

@@ -69,7 +69,9 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds,
-        effects: IdentifyEffects(finds: finds, context: context, circuit: DatabaseCircuit(logger: logger)),
+        effects: IdentifyEffects(
+            finds: finds, context: context,
+            circuit: DatabaseCircuit(threshold: env.get("IDENTIFY_DB_CIRCUIT_THRESHOLD", default: 3), logger: logger)),
         photos: PhotoClaims(redis: redis),
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
