@@ -227,8 +227,8 @@ let package = Package(
         tests(
             "SystemTests",
             [
-                "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto",
-                "Finance", "Contracts", "Runtime", "TestSupport",
+                "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

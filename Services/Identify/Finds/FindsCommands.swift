@@ -19,7 +19,9 @@ struct FindsCommands: Sendable {
         .json(200, FindsResponse(finds: try await store.list(userId: command.userId, limit: command.limit)))
     }
 
-    /// Guest replay (`POST /v1/finds`). A still-failing database throws, and the runner answers 503; the finds' events follow after COMMIT.
+    /// Guest replay (`POST /v1/finds`). A still-failing database throws, and the runner answers 503. The finds' events
+    /// are relayed after COMMIT for at most a second (then by the outbox relay), so a slow broker does not hold the
+    /// answer.
     func replay(_ command: ReplayFindsCommand, awardKey: String) async throws -> Reply {
         let requestSHA = Digest.hex(Digest.sha256(Array(try JSONEncoder.sorted.encode(command.finds))))
         let deadline = TaskDeadline.current ?? .now + .seconds(5)
@@ -27,7 +29,7 @@ struct FindsCommands: Sendable {
         let (outcome, staged) = try await store.replay(
             userId: userId, key: command.idempotencyKey, requestSHA: requestSHA, command.finds, awardKey: awardKey,
             announce: { find, connection in try await stageRecorded(find, userId: userId, on: connection) })
-        await outbox.relay(staged, deadline: deadline)
+        await outbox.relay(staged, deadline: min(deadline, .now + .seconds(1)))
         switch outcome {
         case .answered(let body): return Reply(status: 200, body: body)
         case .replayed(let body): return Reply(status: 200, body: body, headers: [("Idempotent-Replayed", "true")])
