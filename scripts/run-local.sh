@@ -167,7 +167,7 @@ fi
 
 supervisors=()
 shutdown() {
-  trap '' INT TERM  # a second Ctrl-C must not skip stopping the stack
+  trap '' INT TERM HUP  # a second Ctrl-C must not skip stopping the stack
   trap - EXIT
   stack_log "stopping"
   for pid in "${supervisors[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

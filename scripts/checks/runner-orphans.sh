@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that scripts/run-local.sh, started in the background (as a supervisor or CI starts it), leaves nothing
-# running however it ends: stopped with SIGINT, with SIGTERM, and killed with SIGKILL, no supervisor or service of
+# running however it ends: stopped with SIGINT, SIGTERM or SIGHUP, or killed with SIGKILL, no supervisor or service of
 # it may remain 2 s later (then its stack guard has up to 15 s more to stop the broker, Postgres and Redis).
 # With MAPVEST_BIN_DIR set the real binaries run against a fresh stack; otherwise stand-ins (`sleep`) run with
 # nothing but the runner itself, which is what this checks.
@@ -29,7 +29,7 @@ alive() {
 }
 
 failures=0
-for signal in INT TERM KILL; do
+for signal in INT TERM HUP KILL; do
   dir=$work/run-$signal
   port=$((20000 + RANDOM % 20000))
   MAPVEST_LOCAL_DIR=$dir PORT=$port ADMIN_PORT_BASE=$((port + 100)) LOG_FORMAT=json \
