@@ -16,7 +16,7 @@ extension SystemTests {
         /// Without it each effect waits out its inline attempt: the printed hand-off times compare the two.
         @Test func withoutTheDatabaseCircuit() async throws { try await Self.trial(circuit: false) }
 
-        /// Signed-in identifies of three users while Postgres is fast-stopped for 4.5 s; then no phantom, no loss.
+        /// Signed-in identifies of ten users while Postgres is fast-stopped for 4.5 s; then no phantom, no loss.
         static func trial(circuit: Bool) async throws {
             let briefs = try await ServiceProcess.start("Briefs")
             let identify = try await ServiceProcess.start(
@@ -28,7 +28,7 @@ extension SystemTests {
                 gateway.process.kill()
             }
             var signedIn: [(auth: [(String, String)], userId: String)] = []
-            for _ in 0..<3 { signedIn.append(try await BriefsFakes.signIn(gateway)) }
+            for _ in 0..<10 { signedIn.append(try await BriefsFakes.signIn(gateway)) }
             let sessions = signedIn
             let users = sessions.map(\.userId)
             try await SystemClient.waitForIdentify(gateway, auth: sessions[0].auth)
