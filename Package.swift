@@ -70,7 +70,9 @@ let package = Package(
         shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
         shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
         shared("HTTPClient", ["CCurl", "Runtime"]),
-        shared("ServiceKit", ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Redis", "Runtime", "Contracts"]),
+        shared(
+            "ServiceKit",
+            ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts"]),
         shared("Finance", ["Contracts"], resources: [.copy("Resources/brand-seed.json")]),
         shared("Jev", ["HTTPClient", "Runtime"]),
         shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
@@ -252,8 +254,8 @@ let package = Package(
         tests(
             "SystemTests",
             [
-                "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "Crypto",
-                "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
+                "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole system in the foreground: installs missing Debian packages, builds, starts a Kafka-protocol
 # broker, Postgres and Redis on loopback (data under .stack/local), then every service and the gateway, each under
-# a supervisor that restarts it with back-off when it exits (and says so). Only Ctrl-C / SIGTERM stops the stack.
+# a supervisor that restarts it with back-off when it exits (and says so). Only Ctrl-C / SIGTERM / SIGHUP stops the
+# stack, also when started in the background; if the runner is killed outright (SIGKILL), everything it started
+# stops with it (parent-death signals).
 #
 #   scripts/run-local.sh [--replicas SERVICE=N]...     e.g. --replicas identify=2 --replicas gateway=2
 #
@@ -11,8 +13,75 @@
 # LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise). Set KAFKA_BROKERS,
 # POSTGRES_URL or REDIS_URL to use your own servers.
 set -euo pipefail
+
+# Started in the background (by a supervisor, CI, `cmd &`), a shell inherits SIGINT ignored, and bash cannot trap a
+# signal ignored at start: re-exec once with INT, TERM and HUP at their defaults so the traps below always hold.
+if [ "${1:-}" != --supervise ] && [ "${1:-}" != --guard ] && [ "${MAPVEST_RUNNER_SIGNALS:-}" != reset ]; then
+  exec env --default-signal=INT,TERM,HUP MAPVEST_RUNNER_SIGNALS=reset "$BASH" "$0" "$@"
+fi
+unset MAPVEST_RUNNER_SIGNALS
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
+
+# Prefixes each line with the replica's tag (coloured on a terminal); passes JSON lines through untouched.
+log_filter() {
+  local tag=$1 colour=$2
+  if [ "$pretty" = 0 ]; then
+    cat
+  elif [ -t 1 ]; then
+    sed -u "s/^/$(printf '\033[%sm%-14s|\033[0m ' "$colour" "$tag")/"
+  else
+    sed -u "s/^/$(printf '%-14s| ' "$tag")/"
+  fi
+}
+
+# supervise TAG COLOUR ADMIN_PORT PUBLIC_PORT BINARY: runs the binary, and restarts it with back-off (0.5 s doubling
+# to 30 s; reset after a minute of uptime) whenever it exits, until it receives SIGTERM itself. Runs as its own
+# process (`--supervise`) with the runner's death as its SIGTERM (PR_SET_PDEATHSIG via setpriv), and starts the
+# binary with its supervisor's death as its SIGTERM: however the runner ends (even SIGKILL), nothing outlives it.
+supervise() {
+  local tag=$1 colour=$2 admin=$3 public=$4 bin=$5 child="" delay=0.5 restarts=0
+  trap 'trap "" TERM; if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; fi; exit 0' TERM
+  trap '' INT  # the main script stops supervisors with SIGTERM; services run in their own session (setsid)
+  local env=(ADMIN_PORT="$admin")
+  [ "$public" != - ] && env+=(PORT="$public")
+  while true; do
+    local started=$SECONDS rc=0
+    # setsid: a terminal's Ctrl-C reaches only this script, which then stops every replica in order.
+    setsid setpriv --pdeathsig TERM env "${env[@]}" "$BIN/$bin" > >(trap '' INT; log_filter "$tag" "$colour") 2>&1 &
+    child=$!
+    echo "$child" >"$RUN_DIR/pids/$tag.pid"
+    wait "$child" 2>/dev/null || rc=$?
+    child=""
+    local ran=$((SECONDS - started)) why="exited with code $rc"
+    [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
+    [ "$ran" -ge 60 ] && delay=0.5
+    restarts=$((restarts + 1))
+    stack_log "$tag $why after ${ran}s; restart #$restarts in ${delay}s"
+    sleep "$delay" &
+    wait $! || true
+    delay=$(awk -v d="$delay" 'BEGIN { d *= 2; print (d > 30 ? 30 : d) }')
+  done
+}
+
+# --supervise TAG COLOUR ADMIN_PORT PUBLIC_PORT BINARY BIN_DIR RUN_DIR PRETTY: one replica's supervisor.
+if [ "${1:-}" = --supervise ]; then
+  BIN=$7 RUN_DIR=$8 pretty=$9
+  supervise "$2" "$3" "$4" "$5" "$6"
+  exit 0
+fi
+# --guard: waits for the runner's death (its SIGTERM, by PR_SET_PDEATHSIG), then stops the broker, Postgres and
+# Redis under STACK_DIR (a no-op after the runner's own shutdown stopped them).
+if [ "${1:-}" = --guard ]; then
+  trap '' INT HUP
+  trap 'kill "$sleeper" 2>/dev/null; stack_stop; exit 0' TERM
+  while true; do
+    sleep 3600 &
+    sleeper=$!
+    wait "$sleeper" || true
+  done
+fi
 
 services=(gateway identify nearby rating briefs push research)
 declare -A binary=([gateway]=Gateway [identify]=Identify [nearby]=Nearby [rating]=Rating [briefs]=Briefs
@@ -34,7 +103,7 @@ while [ $# -gt 0 ]; do
       replicas[$svc]=$n
       ;;
     -h | --help)
-      sed -n '2,11p' "$0" | cut -c3-
+      sed -n '2,14p' "$0" | cut -c3-
       exit 0
       ;;
     *)
@@ -96,48 +165,9 @@ else
   BIN=$(swift build -c "$CONFIG" --show-bin-path)
 fi
 
-# Prefixes each line with the replica's tag (coloured on a terminal); passes JSON lines through untouched.
-log_filter() {
-  local tag=$1 colour=$2
-  if [ $pretty = 0 ]; then
-    cat
-  elif [ -t 1 ]; then
-    sed -u "s/^/$(printf '\033[%sm%-14s|\033[0m ' "$colour" "$tag")/"
-  else
-    sed -u "s/^/$(printf '%-14s| ' "$tag")/"
-  fi
-}
-
-# supervise TAG COLOUR ADMIN_PORT PUBLIC_PORT BINARY: runs the binary, and restarts it with back-off (0.5 s doubling
-# to 30 s; reset after a minute of uptime) whenever it exits, until it receives SIGTERM itself.
-supervise() {
-  local tag=$1 colour=$2 admin=$3 public=$4 bin=$5 child="" delay=0.5 restarts=0
-  trap 'trap "" TERM; if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; fi; exit 0' TERM
-  trap '' INT  # the main script stops supervisors with SIGTERM; services run in their own session (setsid)
-  local env=(ADMIN_PORT="$admin")
-  [ "$public" != - ] && env+=(PORT="$public")
-  while true; do
-    local started=$SECONDS rc=0
-    # setsid: a terminal's Ctrl-C reaches only this script, which then stops every replica in order.
-    setsid env "${env[@]}" "$BIN/$bin" > >(trap '' INT; log_filter "$tag" "$colour") 2>&1 &
-    child=$!
-    echo "$child" >"$RUN_DIR/pids/$tag.pid"
-    wait "$child" 2>/dev/null || rc=$?
-    child=""
-    local ran=$((SECONDS - started)) why="exited with code $rc"
-    [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
-    [ "$ran" -ge 60 ] && delay=0.5
-    restarts=$((restarts + 1))
-    stack_log "$tag $why after ${ran}s; restart #$restarts in ${delay}s"
-    sleep "$delay" &
-    wait $! || true
-    delay=$(awk -v d="$delay" 'BEGIN { d *= 2; print (d > 30 ? 30 : d) }')
-  done
-}
-
 supervisors=()
 shutdown() {
-  trap '' INT TERM  # a second Ctrl-C must not skip stopping the stack
+  trap '' INT TERM HUP  # a second Ctrl-C must not skip stopping the stack
   trap - EXIT
   stack_log "stopping"
   for pid in "${supervisors[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -145,16 +175,18 @@ shutdown() {
   stack_stop
   exit 0
 }
-trap shutdown INT TERM EXIT
+trap shutdown INT TERM HUP EXIT
 
 stack_start "$RUN_DIR" "$BIN"
+setpriv --pdeathsig TERM "$BASH" "$SELF" --guard &
 mkdir -p "$RUN_DIR/pids"
 rm -f "$RUN_DIR"/pids/*.pid
 # Services first, gateways last (the gateway answers 504 until a service is up, so the order is only tidiness).
 n=0
 for entry in "${plan[@]:${replicas[gateway]}}" "${plan[@]:0:${replicas[gateway]}}"; do
   read -r tag bin admin public <<<"$entry"
-  supervise "$tag" "${colours[$((n % ${#colours[@]}))]}" "$admin" "$public" "$bin" &
+  setpriv --pdeathsig TERM "$BASH" "$SELF" --supervise "$tag" "${colours[$((n % ${#colours[@]}))]}" "$admin" "$public" \
+    "$bin" "$BIN" "$RUN_DIR" "$pretty" &
   supervisors+=($!)
   n=$((n + 1))
 done

@@ -20,7 +20,11 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let logger = context.logger
     let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
-    try await db.migrate(schema: "identify", migrations: FindsStore.migrations + ProgressStore.migrations)
+    try await db.migrate(
+        schema: "identify",
+        migrations: FindsStore.migrations + ProgressStore.migrations + [
+            Outbox.migration(version: 30, schema: "identify")
+        ])
     try await BrandTickerCache.migrate(db)
 
     // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
@@ -58,14 +62,22 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         ocr: ocr, resolver: resolver,
         verdicts: VerdictAttacher(jev: JevClient.fromEnvironment(env, http: http, logger: logger), gate: JevGate()),
         watchlist: watchlist, logger: logger)
-    let finds = FindsCommands(store: FindsStore(db: db), context: context)
+    // find.recorded is staged with its find and relayed after COMMIT; the relay publishes what that left.
+    let outbox = Outbox(schema: "identify", db: db, logger: logger) { entry, deadline in
+        try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
+    }
+    let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
     let commands = IdentifyCommands(
-        identifier: identifier, finds: finds, effects: IdentifyEffects(finds: finds, context: context),
+        identifier: identifier, finds: finds,
+        effects: IdentifyEffects(
+            finds: finds, context: context,
+            circuit: DatabaseCircuit(threshold: env.get("IDENTIFY_DB_CIRCUIT_THRESHOLD", default: 3), logger: logger)),
         photos: PhotoClaims(redis: redis),
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
     return [
         replies,
+        OutboxRelay.fromEnvironment(env, outbox: outbox),
         try CommandRunner(
             configuration: context.kafka, topic: Topics.identifyEffects, groupId: IdentifyEffects.groupId,
             producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),

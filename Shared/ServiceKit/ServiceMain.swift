@@ -26,11 +26,18 @@ public struct ServiceContext: Sendable {
         type: String, schemaVersion: Int, key: String, subject: String? = nil, data: T,
         deadline: ContinuousClock.Instant? = nil
     ) async throws {
+        let event = try self.event(type: type, schemaVersion: schemaVersion, key: key, subject: subject, data: data)
+        try await publisher.deliver(topic: event.topic, key: event.key, value: event.value, until: deadline)
+    }
+
+    /// A domain event as `emit` publishes it, for an `Outbox`: the entry's id is the CloudEvent id.
+    public func event<T: Codable & Sendable>(
+        type: String, schemaVersion: Int, key: String, subject: String? = nil, data: T
+    ) throws -> OutboxEntry {
         let event = CloudEvent(
             id: UUID().uuidString.lowercased(), source: "/mapvest/\(name.lowercased())", type: type,
             time: Timestamp.iso8601(Date()), schemaVersion: schemaVersion, subject: subject, data: data)
-        let bytes = try WireJSON.encode(event)
-        try await publisher.deliver(topic: Topics.events, key: key, value: bytes, until: deadline)
+        return OutboxEntry(id: event.id, topic: Topics.events, key: key, value: try WireJSON.encode(event))
     }
 }
 

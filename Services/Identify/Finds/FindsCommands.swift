@@ -4,6 +4,7 @@ import Finance
 import Foundation
 import Geo
 import Messaging
+import Postgres
 import Runtime
 import ServiceKit
 
@@ -11,19 +12,24 @@ import ServiceKit
 struct FindsCommands: Sendable {
     let store: FindsStore
     let context: ServiceContext
+    /// Where `find.recorded` is staged with the find and relayed from after COMMIT.
+    let outbox: Outbox
 
     func list(_ command: ListFindsCommand) async throws -> Reply {
         .json(200, FindsResponse(finds: try await store.list(userId: command.userId, limit: command.limit)))
     }
 
-    /// Guest replay (`POST /v1/finds`). A still-failing database or broker throws, and the runner answers 503.
+    /// Guest replay (`POST /v1/finds`). A still-failing database throws, and the runner answers 503. The finds' events
+    /// are relayed after COMMIT for at most a second (then by the outbox relay), so a slow broker does not hold the
+    /// answer.
     func replay(_ command: ReplayFindsCommand, awardKey: String) async throws -> Reply {
         let requestSHA = Digest.hex(Digest.sha256(Array(try JSONEncoder.sorted.encode(command.finds))))
         let deadline = TaskDeadline.current ?? .now + .seconds(5)
         let userId = command.userId
-        let outcome = try await store.replay(
+        let (outcome, staged) = try await store.replay(
             userId: userId, key: command.idempotencyKey, requestSHA: requestSHA, command.finds, awardKey: awardKey,
-            announce: { find in try await publishRecorded(find, userId: userId, deadline: deadline) })
+            announce: { find, connection in try await stageRecorded(find, userId: userId, on: connection) })
+        await outbox.relay(staged, deadline: min(deadline, .now + .seconds(1)))
         switch outcome {
         case .answered(let body): return Reply(status: 200, body: body)
         case .replayed(let body): return Reply(status: 200, body: body, headers: [("Idempotent-Replayed", "true")])
@@ -31,23 +37,29 @@ struct FindsCommands: Sendable {
         }
     }
 
-    /// Records the finds of a signed-in identify (after-reply work); throws when it did not finish by `deadline`.
+    /// Records the finds of a signed-in identify (after-reply work); throws when they were not stored by `deadline`.
+    /// Their events are relayed after COMMIT (until `deadline`, then by the outbox relay).
     func record(userId: String, _ inputs: [RecordFindInput], awardKey: String, deadline: ContinuousClock.Instant)
         async throws
     {
-        try await store.record(userId: userId, inputs, awardKey: awardKey) { find in
-            try await publishRecorded(find, userId: userId, deadline: deadline)
+        let staged = try await store.record(userId: userId, inputs, awardKey: awardKey) { find, connection in
+            try await stageRecorded(find, userId: userId, on: connection)
         }
+        await outbox.relay(staged, deadline: deadline)
     }
 
-    private func publishRecorded(_ find: Find, userId: String, deadline: ContinuousClock.Instant) async throws {
+    /// Stages `find.recorded` for a new find in its recording transaction.
+    private func stageRecorded(_ find: Find, userId: String, on connection: PostgresConnection) async throws
+        -> OutboxEntry
+    {
         let tile = find.lat.flatMap { lat in find.lng.flatMap { Geohash.encode(lat: lat, lng: $0) } }
-        try await context.emit(
+        let event = try context.event(
             type: FindRecordedEvent.type, schemaVersion: FindRecordedEvent.schemaVersion, key: userId,
             data: FindRecordedEvent(
                 findId: find.id, userId: userId, brand: find.brand, ticker: find.ticker, comparable: find.comparable,
-                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt, foundPrice: find.foundPrice),
-            deadline: deadline)
+                isPublic: find.isPublic, geohash6: tile, createdAt: find.createdAt, foundPrice: find.foundPrice))
+        try await outbox.stage(event, on: connection)
+        return event
     }
 }
 

@@ -6,6 +6,7 @@ import Geo
 import IdentifyCore
 import Postgres
 import Runtime
+import ServiceKit
 
 /// The finds journal (`identify.user_finds`), owned by Identify. One row per identity per user, enforced by a unique
 /// index on the identity key, so recording is idempotent under retries and concurrent replays.
@@ -71,15 +72,16 @@ struct FindsStore: Sendable {
             rarity: RarityClassifier.classify(ticker: ticker, comparable: comparable, isPublic: isPublic))
     }
 
+    /// Stages a new find's announcement in the recording transaction (an outbox row) and returns it.
+    typealias Announce = @Sendable (Find, PostgresConnection) async throws -> OutboxEntry
+
     /// Records finds in one transaction, unless the user already has one with the same identity, and applies their
     /// progression (docs/COMPATIBILITY.md#record-find: every find, re-catches too, bumps streak and XP under
-    /// `awardKey:<index>`; see `ProgressStore`). `announce` runs for each new find before COMMIT, so a committed find
-    /// has always been announced (at least once: a COMMIT that fails after it leaves an announcement of a find that is
-    /// not stored, which consumers keyed by find id absorb).
-    func record(
-        userId: String, _ inputs: [RecordFindInput], awardKey: String,
-        announce: @escaping @Sendable (Find) async throws -> Void
-    ) async throws {
+    /// `awardKey:<index>`; see `ProgressStore`). `announce` stages each new find's event in the same transaction, so an
+    /// event exists exactly when its find committed; the staged entries are returned for relaying after COMMIT.
+    func record(userId: String, _ inputs: [RecordFindInput], awardKey: String, announce: @escaping Announce)
+        async throws -> [OutboxEntry]
+    {
         try await db.transaction { connection in
             try await Self.record(on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
         }
@@ -89,10 +91,11 @@ struct FindsStore: Sendable {
     /// deadlocking, then locks the user's progress row and applies the awards.
     private static func record(
         on connection: PostgresConnection, userId: String, _ inputs: [RecordFindInput], awardKey: String,
-        announce: @Sendable (Find) async throws -> Void
-    ) async throws {
+        announce: Announce
+    ) async throws -> [OutboxEntry] {
         let now = Date()
         var awards: [FindAward] = []
+        var staged: [OutboxEntry] = []
         for (index, input) in inputs.enumerated().sorted(by: {
             FindIdentity.key($0.element) < FindIdentity.key($1.element)
         }) {
@@ -115,10 +118,11 @@ struct FindsStore: Sendable {
                 ON CONFLICT (user_id, identity_key) DO NOTHING
                 RETURNING \(unescaped: columns)
                 """)
-            if let row = inserted.first, let find = find(row) { try await announce(find) }
+            if let row = inserted.first, let find = find(row) { staged.append(try await announce(find, connection)) }
         }
         try await ProgressStore.apply(
             on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
+        return staged
     }
 
     /// The journal, newest first, one row per identity.
@@ -164,11 +168,11 @@ struct FindsStore: Sendable {
     /// A guest replay, decided atomically per `Idempotency-Key`: in one transaction the key and body hash are claimed
     /// first (`INSERT … ON CONFLICT DO NOTHING`, which waits for a concurrent claim of the same key to commit or roll
     /// back), then the finds are recorded and the answer's exact bytes are stored with the claim. A lost claim reads
-    /// the winner's stored answer. Without a key, only the recording runs.
+    /// the winner's stored answer. Without a key, only the recording runs. Returns the entries staged by `announce`.
     func replay(
         userId: String, key: String?, requestSHA: String, _ inputs: [RecordFindInput], awardKey: String,
-        announce: @escaping @Sendable (Find) async throws -> Void
-    ) async throws -> ReplayOutcome {
+        announce: @escaping Announce
+    ) async throws -> (ReplayOutcome, [OutboxEntry]) {
         try await db.transaction { connection in
             if let key {
                 let claimed = try await connection.query(
@@ -186,10 +190,11 @@ struct FindsStore: Sendable {
                         """)
                     guard let row = stored.first, let sha = row.string("request_sha"), let body = row.string("body")
                     else { throw FindsError.vanished }
-                    return sha == requestSHA ? .replayed(Array(body.utf8)) : .conflict
+                    return (sha == requestSHA ? .replayed(Array(body.utf8)) : .conflict, [])
                 }
             }
-            try await Self.record(on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
+            let staged = try await Self.record(
+                on: connection, userId: userId, inputs, awardKey: awardKey, announce: announce)
             let body = Array(
                 try JSONEncoder().encode(
                     FindsResponse(finds: try await Self.list(on: connection, userId: userId, limit: 200))))
@@ -201,7 +206,7 @@ struct FindsStore: Sendable {
                     WHERE user_id = \(userId) AND idempotency_key = \(key)
                     """)
             }
-            return .answered(body)
+            return (.answered(body), staged)
         }
     }
 
