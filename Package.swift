@@ -11,9 +11,22 @@ func cLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Shared/CLibs/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
-func shared(_ name: String, _ deps: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+/// The layers of `Shared/`, one folder each; what each may depend on is checked by scripts/checks/imports.py.
+enum Layer: String {
+    /// Swift owners of the C libraries, and the messaging built on them.
+    case infrastructure = "Infrastructure"
+    /// What every binary shares: wire types, configuration and logging, the service kit.
+    case platform = "Platform"
+    /// Clients of the paid and public upstreams.
+    case upstreams = "Upstreams"
+    /// Rules and data more than one service uses.
+    case domain = "Domain"
+}
+
+func shared(_ layer: Layer, _ name: String, _ deps: [Target.Dependency], resources: [Resource]? = nil) -> Target {
     .target(
-        name: name, dependencies: deps, path: "Shared/\(name)", resources: resources, swiftSettings: swiftSettings)
+        name: name, dependencies: deps, path: "Shared/\(layer.rawValue)/\(name)", resources: resources,
+        swiftSettings: swiftSettings)
 }
 
 /// A service's binary: `Services/<name>/`, minus the folders of the libraries that live beside it.
@@ -61,34 +74,35 @@ let package = Package(
         cLibrary("CCairo", pkgConfig: "cairo", apt: ["libcairo2-dev", "fonts-dejavu-core"]),
 
         // Shared modules.
-        shared("Runtime", []),
-        shared("Contracts", []),
-        shared("Crypto", ["CCrypto"]),
-        shared("Kafka", ["CRdKafka", "Runtime"]),
-        shared("Messaging", ["Kafka", "Contracts", "Runtime"]),
-        shared("Postgres", ["CLibPQ", "Runtime"]),
-        shared("Redis", ["CHiredis", "Crypto", "Runtime"]),
-        shared("HTTPServer", ["CMicroHTTPD", "Runtime"]),
-        shared("HTTPClient", ["CCurl", "Runtime"]),
+        shared(.platform, "Runtime", []),
+        shared(.platform, "Contracts", []),
+        shared(.infrastructure, "Crypto", ["CCrypto"]),
+        shared(.infrastructure, "Kafka", ["CRdKafka", "Runtime"]),
+        shared(.infrastructure, "Messaging", ["Kafka", "Contracts", "Runtime"]),
+        shared(.infrastructure, "Postgres", ["CLibPQ", "Runtime"]),
+        shared(.infrastructure, "Redis", ["CHiredis", "Crypto", "Runtime"]),
+        shared(.infrastructure, "HTTPServer", ["CMicroHTTPD", "Runtime"]),
+        shared(.infrastructure, "HTTPClient", ["CCurl", "Runtime"]),
         shared(
-            "ServiceKit",
+            .platform, "ServiceKit",
             ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts"]),
-        shared("Finance", ["Contracts"], resources: [.copy("Resources/brand-seed.json")]),
-        shared("Jev", ["HTTPClient", "Runtime"]),
-        shared("OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
-        shared("Exa", ["HTTPClient", "Contracts", "Runtime"]),
-        shared("MarketData", ["HTTPClient", "Contracts", "Runtime"]),
+        shared(.domain, "Finance", ["Contracts"], resources: [.copy("Resources/brand-seed.json")]),
+        shared(.upstreams, "Jev", ["HTTPClient", "Runtime"]),
+        shared(.upstreams, "OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
+        shared(.upstreams, "Exa", ["HTTPClient", "Contracts", "Runtime"]),
+        shared(.upstreams, "MarketData", ["HTTPClient", "Contracts", "Runtime"]),
         serviceLibrary("OCR", in: "Identify", folder: "OCR", ["CTesseract", "Runtime"]),
         serviceLibrary("Charts", in: "Rating", folder: "Charts", ["CCairo", "Contracts"]),
-        shared("Geo", []),
+        shared(.domain, "Geo", []),
         shared(
-            "Resolver", ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
-        shared("Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
+            .domain, "Resolver",
+            ["Finance", "Exa", "OpenRouter", "MarketData", "Redis", "Postgres", "Contracts", "Runtime"]),
+        shared(.upstreams, "Places", ["HTTPClient", "Redis", "Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary("NearbyCore", in: "Nearby", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "NearbyAdapters", in: "Nearby", folder: "Adapters",
             ["NearbyCore", "Places", "Resolver", "Finance", "Kafka", "Messaging", "Postgres", "Contracts", "Runtime"]),
-        shared("Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
+        shared(.domain, "Headlines", ["Jev", "MarketData", "Redis", "Crypto", "Finance", "Contracts", "Runtime"]),
         serviceLibrary("RatingCore", in: "Rating", folder: "Core", ["Contracts", "Runtime"]),
         serviceLibrary(
             "RatingAdapters", in: "Rating", folder: "Adapters",

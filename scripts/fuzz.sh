@@ -28,9 +28,9 @@ quiet() { grep -v -e 'Cannot export local symbol' -e '^warning: ' || true; }
 
 # One fuzz binary over every target (FUZZ_TARGET picks one), rebuilt only when a source or flag changed.
 # The modules in dependency order, each as `name:folder`.
-MODULES=(Runtime:Shared/Runtime Contracts:Shared/Contracts Crypto:Shared/Crypto HTTPServer:Shared/HTTPServer
-  HTTPClient:Shared/HTTPClient Kafka:Shared/Kafka Messaging:Shared/Messaging Postgres:Shared/Postgres
-  Redis:Shared/Redis ServiceKit:Shared/ServiceKit Finance:Shared/Finance MCP:Services/Gateway/MCPServer
+MODULES=(Runtime:Shared/Platform/Runtime Contracts:Shared/Platform/Contracts Crypto:Shared/Infrastructure/Crypto HTTPServer:Shared/Infrastructure/HTTPServer
+  HTTPClient:Shared/Infrastructure/HTTPClient Kafka:Shared/Infrastructure/Kafka Messaging:Shared/Infrastructure/Messaging Postgres:Shared/Infrastructure/Postgres
+  Redis:Shared/Infrastructure/Redis ServiceKit:Shared/Platform/ServiceKit Finance:Shared/Domain/Finance MCP:Services/Gateway/MCPServer
   GatewayKit:Services/Gateway/Kit)
 sources() { find "$1" -name '*.swift' | sort; }
 BINARY=$OUT/fuzz

@@ -81,15 +81,15 @@ def check_code(cat):
     events = set(re.findall(r'static let type = "(mapvest\.[a-z_.]+)"', text))
     for name in sorted(commands | events):
         if name not in names:
-            problem(f"{name} is defined in Shared/Contracts but not in docs/asyncapi.yaml")
+            problem(f"{name} is defined in Shared/Platform/Contracts but not in docs/asyncapi.yaml")
     topics = set(re.findall(r'"(mapvest\.[a-z.]+\.v1)"', text))
-    services = re.search(r"case ([a-z, ]+)\n", open(os.path.join(ROOT, "Shared/Contracts/Topics.swift")).read())
+    services = re.search(r"case ([a-z, ]+)\n", open(os.path.join(ROOT, "Shared/Platform/Contracts/Topics.swift")).read())
     topics |= {f"mapvest.{s.strip()}.commands.v1" for s in services.group(1).split(",")} if services else set()
     addresses = {c["address"] for c in cat.doc["channels"].values()}
     for topic in sorted(topics):
         if topic not in addresses:
-            problem(f"topic {topic} is used in Shared/Contracts but has no channel in docs/asyncapi.yaml")
-    print(f"code: {len(commands)} commands, {len(events)} event types, {len(topics)} topics in Shared/Contracts")
+            problem(f"topic {topic} is used in Shared/Platform/Contracts but has no channel in docs/asyncapi.yaml")
+    print(f"code: {len(commands)} commands, {len(events)} event types, {len(topics)} topics in Shared/Platform/Contracts")
 
 
 def read_all(bootstrap):

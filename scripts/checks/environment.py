@@ -3,7 +3,7 @@
 
 Scans the Swift sources under Services/, Shared/ and Tools/ for environment reads:
 
-- `Environment` accessors (`Shared/Runtime`): `.get("NAME")`, `.flag(…)`, `.milliseconds(…)`, `.require(…)`;
+- `Environment` accessors (`Shared/Platform/Runtime`): `.get("NAME")`, `.flag(…)`, `.milliseconds(…)`, `.require(…)`;
 - dictionary reads of the process environment: `environment["NAME"]`, `values["NAME"]`, `env["NAME"]`
   (assignments, which set a child's environment, are not reads);
 - `getenv("NAME")`;

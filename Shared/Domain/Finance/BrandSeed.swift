@@ -23,7 +23,7 @@ public struct SeedEntry: Sendable, Hashable, Codable {
 }
 
 /// The project's curated brand seed (normalized brand key → listing), decoded once from the `brand-seed.json`
-/// resource of this module (`Shared/Finance/Resources`).
+/// resource of this module (`Shared/Domain/Finance/Resources`).
 ///
 /// The data: written by hand from public knowledge (listings and ownership as of early 2026). Keys are
 /// `BrandSeed.normalize`d; a brand's spelling variants are separate keys (aliases) that point at the same listing.
@@ -55,15 +55,19 @@ public struct BrandSeed: Sendable {
     /// The seed the services use: the bundled curated data, read once.
     public static let shared: BrandSeed = {
         do {
-            guard let url = Bundle.module.url(forResource: "brand-seed", withExtension: "json") else {
-                return BrandSeed(entries: [:], loadError: "brand-seed.json is missing from the Finance resources")
-            }
-            return try BrandSeed(data: Data(contentsOf: url))
+            return try BrandSeed(data: Data(contentsOf: bundledSeed))
         } catch {
             // The bundled file is covered by tests; an empty seed keeps a broken install serving (all private).
             return BrandSeed(entries: [:], loadError: "\(error)")
         }
     }()
+
+    /// The bundled file: SwiftPM copies this module's resources into `Mapvest_Finance.resources` beside the
+    /// executable (the deploy image ships that folder with the binaries). Looked up by hand rather than through
+    /// `Bundle.module`, which stops the process when the folder is missing and exists only in SwiftPM builds.
+    static var bundledSeed: URL {
+        Bundle.main.bundleURL.appendingPathComponent("Mapvest_Finance.resources/brand-seed.json")
+    }
 
     /// Normalized brand key → entry. Aliases (e.g. `mcdonald's`, `mcdonalds`) are separate keys.
     public let entries: [String: SeedEntry]
