@@ -51,10 +51,7 @@ extension SystemTests {
             let (downAt, upAt, endAt) = (1.5, 4.5, 7.0)
             let outcomes = try await withThrowingTaskGroup(of: [Answer].self) { group in
                 group.addTask {
-                    try await Task.sleep(for: .seconds(downAt))
-                    try await StackFaults.stopPostgres()
-                    try await Task.sleep(until: start + .seconds(upAt))
-                    try await StackFaults.startPostgres()
+                    try await StackFaults.postgresOutage(from: start, down: .seconds(downAt), up: .seconds(upAt))
                     return []
                 }
                 // Reads during the outage: retried within the budget, then 503 — never 500.
@@ -134,10 +131,7 @@ extension SystemTests {
             let (downAt, upAt, endAt) = (1.0, 21.0, 22.0)
             var sent = 0
             let outage = Task {
-                try await Task.sleep(for: .seconds(downAt))
-                try await StackFaults.stopPostgres()
-                try await Task.sleep(until: start + .seconds(upAt))
-                try await StackFaults.startPostgres()
+                try await StackFaults.postgresOutage(from: start, down: .seconds(downAt), up: .seconds(upAt))
             }
             while (ContinuousClock.now - start) < .seconds(endAt) {
                 let event = CloudEvent(

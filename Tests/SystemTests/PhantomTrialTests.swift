@@ -39,10 +39,7 @@ extension SystemTests {
             let (downAt, upAt, endAt) = (1.5, 6.0, 7.5)
             let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
                 group.addTask {
-                    try await Task.sleep(for: .seconds(downAt))
-                    try await StackFaults.stopPostgres()
-                    try await Task.sleep(until: start + .seconds(upAt))
-                    try await StackFaults.startPostgres()
+                    try await StackFaults.postgresOutage(from: start, down: .seconds(downAt), up: .seconds(upAt))
                     return []
                 }
                 for (index, session) in sessions.enumerated() {

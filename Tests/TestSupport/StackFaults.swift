@@ -12,6 +12,14 @@ public enum StackFaults {
             "/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl, "-D", try pgData(), "-m", "fast", "-w", "stop"])
     }
 
+    /// A Postgres outage on a schedule: stopped `down` after `start`, started again `up` after it.
+    public static func postgresOutage(from start: ContinuousClock.Instant, down: Duration, up: Duration) async throws {
+        try await Task.sleep(until: start + down)
+        try await stopPostgres()
+        try await Task.sleep(until: start + up)
+        try await startPostgres()
+    }
+
     public static func startPostgres() async throws {
         let data = try pgData()
         try await run(

@@ -155,12 +155,9 @@ public final class PushMaintenance: Service {
     func prune(tokenId: String, handedOffAt: String) async throws {
         let s = schema
         let pruned = try await db.transaction { conn -> Bool in
-            guard
-                let expoToken = try await conn.query(
-                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId)"
-                ).first?.string("expo_token")
-            else { return false }
-            try await TokenLocks.lockForTransaction(conn, [expoToken])
+            guard let expoToken = try await TokenLocks.lockInstallation(conn, table: s.tokens, tokenId: tokenId) else {
+                return false
+            }
             let active = try await conn.query(
                 """
                 SELECT p.id FROM \(unescaped: s.tokens) p

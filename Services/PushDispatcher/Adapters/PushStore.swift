@@ -113,13 +113,8 @@ public struct PushStore: Sendable {
         let s = schema
         let patch = PushWire.preferencePatch(patch) ?? [:]
         return try await db.transaction { conn in
-            // The row's token never changes, so it can be read before the lock; the claim is checked under it.
-            guard
-                let expoToken = try await conn.query(
-                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
-                ).first?.string("expo_token")
+            guard try await TokenLocks.lockInstallation(conn, table: s.tokens, tokenId: tokenId, userId: userId) != nil
             else { return nil }
-            try await TokenLocks.lockForTransaction(conn, [expoToken])
             let active = try await conn.query(
                 """
                 SELECT p.prefs FROM \(unescaped: s.tokens) p
@@ -145,11 +140,9 @@ public struct PushStore: Sendable {
         let s = schema
         return try await db.transaction { conn in
             guard
-                let expoToken = try await conn.query(
-                    "SELECT expo_token FROM \(unescaped: s.tokens) WHERE id = \(tokenId) AND user_id = \(userId)"
-                ).first?.string("expo_token")
+                let expoToken = try await TokenLocks.lockInstallation(
+                    conn, table: s.tokens, tokenId: tokenId, userId: userId)
             else { return false }
-            try await TokenLocks.lockForTransaction(conn, [expoToken])
             let active = try await conn.query(
                 """
                 SELECT p.id FROM \(unescaped: s.tokens) p

@@ -4,6 +4,24 @@ import PushCore
 /// The advisory-lock statements in the order `TokenLocks.sorted` gives: the arrays are evaluated in order
 /// (`WITH ORDINALITY`).
 extension TokenLocks {
+    /// Reads the physical token of installation `tokenId` (only if it is `userId`'s, when given) from `table` and takes
+    /// its transaction lock; nil when there is no such row. The row's token never changes, so it can be read before
+    /// the lock; callers check the claim under it.
+    static func lockInstallation(_ conn: PostgresConnection, table: String, tokenId: String, userId: String? = nil)
+        async throws -> String?
+    {
+        let rows =
+            if let userId {
+                try await conn.query(
+                    "SELECT expo_token FROM \(unescaped: table) WHERE id = \(tokenId) AND user_id = \(userId)")
+            } else {
+                try await conn.query("SELECT expo_token FROM \(unescaped: table) WHERE id = \(tokenId)")
+            }
+        guard let expoToken = rows.first?.string("expo_token") else { return nil }
+        try await lockForTransaction(conn, [expoToken])
+        return expoToken
+    }
+
     /// Transaction-level locks, released at COMMIT/ROLLBACK. `tokens` must come from `sorted`.
     static func lockForTransaction(_ conn: PostgresConnection, _ tokens: [String]) async throws {
         guard !tokens.isEmpty else { return }
