@@ -7,7 +7,9 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 /// One `systemLibrary` target per C library. Only one Swift wrapper module imports each.
-func cLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+/// `pkgConfig: nil` where the library's headers and `link` in the module map need no flags: hiredis's `.pc` adds
+/// `-D_FILE_OFFSET_BITS=64`, which SwiftPM refuses with a warning on every build (and which 64-bit Linux does not need).
+func cLibrary(_ name: String, pkgConfig: String?, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Shared/CLibs/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
@@ -67,7 +69,7 @@ let package = Package(
         cLibrary("CRdKafka", pkgConfig: "rdkafka", apt: ["librdkafka-dev"]),
         cLibrary("CLibPQ", pkgConfig: "libpq", apt: ["libpq-dev"]),
         cLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
-        cLibrary("CHiredis", pkgConfig: "hiredis", apt: ["libhiredis-dev"]),
+        cLibrary("CHiredis", pkgConfig: nil, apt: ["libhiredis-dev"]),
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         cLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         cLibrary("CTesseract", pkgConfig: "tesseract", apt: ["libtesseract-dev", "tesseract-ocr-eng"]),
