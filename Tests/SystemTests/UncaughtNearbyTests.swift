@@ -135,6 +135,9 @@ extension SystemTests {
             // No anchors yet: each device its own push. Starbucks (found) and McDonald's (watchlisted) are nearer,
             // but owned: the nearest uncaught brand, Target, wins (Consumer Staples: empty sector 2 + new tile 1).
             try await scan(deciding: [phone, tablet], at: lat)
+            // The collector's consumer group may still be joining when the first decisions land (it reads from the
+            // earliest offset, so nothing is missed): wait for both before checking; later scans find it running.
+            try await Self.waitUntil("the first two pushes") { pushes.all.count >= 2 }
             #expect(tickers(phone) == ["TGT"] && tickers(tablet) == ["TGT"] && pushes.all.count == 2)
             let first = try #require(pushes.all.first { $0.tokenId == phone })
             #expect(
