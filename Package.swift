@@ -187,8 +187,10 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .executableTarget(
-            name: "LoadGen", dependencies: ["HTTPClient", "Runtime"], path: "Tools/LoadGen",
+            name: "LoadGen", dependencies: ["CEventWait", "Runtime"], path: "Tools/LoadGen",
             swiftSettings: swiftSettings),
+        // epoll with a nanosecond wait, which Swift's Glibc module does not declare.
+        .target(name: "CEventWait", path: "Tools/CEventWait"),
 
         .executableTarget(
             name: "PushBench",

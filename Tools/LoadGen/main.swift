@@ -1,10 +1,9 @@
 import Foundation
-import HTTPClient
 import Runtime
 
 /// Open-loop load generator: sends requests at a fixed rate (not waiting for answers, so slow answers cannot hide
-/// queueing), then prints latency percentiles of all answers and, when some were not 200, of the 200s alone and of
-/// the rest (how fast excess was refused). `--timeline S` also prints one line per S-second slice of send time
+/// queueing; `OpenLoop`), then prints latency percentiles of all answers and, when some were not 200, of the 200s
+/// alone and of the rest (how fast excess was refused), and how far the sends fell behind their schedule. `--timeline S` also prints one line per S-second slice of send time
 /// (for faults injected during the run). Usage:
 ///   LoadGen <url> <rate/s> <seconds> [--method POST] [--body-file F] [--header 'Name: value']... [--label text]
 ///           [--timeline seconds]
@@ -45,7 +44,9 @@ struct Options {
             }
             i += 1
         }
-        guard positional.count == 3, let rate = Double(positional[1]), let seconds = Double(positional[2]) else {
+        guard positional.count == 3, let rate = Double(positional[1]), let seconds = Double(positional[2]),
+            rate > 0, rate <= 1_000_000, seconds > 0, seconds <= 86_400
+        else {
             return nil
         }
         o.url = positional[0]
@@ -60,40 +61,14 @@ guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else
     exit(2)
 }
 
-let client = try HTTPClient.make(logger: Logger(label: "loadgen", level: .error), maxConnectionsPerHost: 2048)
+guard let target = Target.make(url: options.url, method: options.method, headers: options.headers, body: options.body)
+else {
+    print("LoadGen: cannot resolve \(options.url) (plain http:// URLs only)")
+    exit(2)
+}
 let total = Int(options.rate * options.seconds)
-let interval = Duration.seconds(1.0 / options.rate)
 let start = ContinuousClock.now
-/// One answer: when it was sent (seconds into the run), its latency (ms) and status (-1: no answer).
-struct Result {
-    let sentAt: Double
-    let ms: Double
-    let status: Int
-}
-let results = await withTaskGroup(of: Result.self) { group in
-    for n in 0..<total {
-        let due = start + interval * n
-        try? await Task.sleep(until: due, clock: .continuous)
-        group.addTask {
-            let sent = ContinuousClock.now
-            let status: Int
-            do {
-                status = try await client.execute(
-                    HTTPClientRequest(
-                        method: options.method, url: options.url, headers: options.headers, body: options.body,
-                        timeout: .seconds(60))
-                ).status
-            } catch {
-                status = -1
-            }
-            return Result(
-                sentAt: (sent - start).inSeconds, ms: (ContinuousClock.now - sent).inMilliseconds, status: status)
-        }
-    }
-    var all: [Result] = []
-    for await r in group { all.append(r) }
-    return all
-}
+let (results, maxLagMs) = OpenLoop(target: target, rate: options.rate, total: total, timeout: .seconds(60)).run()
 let elapsed = (ContinuousClock.now - start).inSeconds
 
 /// The p-quantile of sorted latencies (0 when none).
@@ -118,6 +93,7 @@ if ok.count < results.count {
         format: " · 200s p50 %.2f ms p99 %.2f ms · others p50 %.2f ms p99 %.2f ms", percentile(ok, 0.5),
         percentile(ok, 0.99), percentile(refused, 0.5), percentile(refused, 0.99))
 }
+line += String(format: " · send lag max %.2f ms", maxLagMs)
 print(line)
 if let slice = options.timeline {
     for index in 0..<Int((options.seconds / slice).rounded(.up)) {
@@ -130,4 +106,3 @@ if let slice = options.timeline {
                 percentile(sorted, 0.5), percentile(sorted, 0.99), statusText(part)))
     }
 }
-client.shutdown()
