@@ -176,3 +176,47 @@ struct ProgressRulesTests {
         #expect(ProgressRules.afterFind(.init(days: 0, freezes: 0, lastDay: nil), day: "2026-12-01").days == 1)
     }
 }
+
+/// The database circuit's rule with an injected clock: when it opens, how probes are spaced, what closes it.
+struct DatabaseCircuitStateTests {
+    let t0 = ContinuousClock.now
+
+    @Test func opensAfterThresholdFailuresInARowAndProbesOncePerInterval() {
+        var circuit = DatabaseCircuitState(threshold: 3, window: .seconds(10), probeInterval: .seconds(1))
+        var steps: [DatabaseCircuitState.Transition] = []
+        steps.append(circuit.recordFailure(now: t0))
+        steps.append(circuit.recordFailure(now: t0 + .seconds(1)))
+        let allowedWhileClosed = circuit.allowsAttempt(now: t0 + .seconds(1))
+        steps.append(circuit.recordFailure(now: t0 + .seconds(2)))
+        #expect(steps == [.none, .none, .opened])
+        #expect(allowedWhileClosed)
+        #expect(circuit.isOpen)
+        let probes = [2500, 3000, 3500].map { circuit.allowsAttempt(now: t0 + .milliseconds($0)) }
+        #expect(probes == [false, true, false])
+        let failureWhileOpen = circuit.recordFailure(now: t0 + .seconds(4))
+        let success = circuit.recordSuccess()
+        #expect(failureWhileOpen == .none && success == .closed)
+        #expect(!circuit.isOpen)
+        let allowedAfter = circuit.allowsAttempt(now: t0 + .seconds(4))
+        let secondSuccess = circuit.recordSuccess()
+        #expect(allowedAfter && secondSuccess == .none)
+    }
+
+    @Test func failuresFurtherApartThanTheWindowStartOver() {
+        var circuit = DatabaseCircuitState(threshold: 2, window: .seconds(10), probeInterval: .seconds(1))
+        let steps = [0, 11, 12].map { circuit.recordFailure(now: t0 + .seconds($0)) }
+        #expect(steps == [.none, .none, .opened])
+    }
+
+    @Test func aSuccessResetsTheCountAndAZeroThresholdNeverOpens() {
+        var circuit = DatabaseCircuitState(threshold: 2)
+        let first = circuit.recordFailure(now: t0)
+        let success = circuit.recordSuccess()
+        let afterReset = circuit.recordFailure(now: t0 + .seconds(1))
+        #expect([first, success, afterReset] == [.none, .none, .none])
+        var off = DatabaseCircuitState(threshold: 0)
+        let steps = (0..<10).map { off.recordFailure(now: t0 + .seconds($0)) }
+        #expect(steps.allSatisfy { $0 == .none })
+        #expect(!off.isOpen)
+    }
+}

@@ -95,7 +95,7 @@ public struct Outbox: Sendable {
     /// without publishing an entry twice at once, publishes them in order and deletes them in the same transaction.
     /// Returns how many were published.
     @discardableResult
-    public func relayBacklog(olderThan grace: Duration, limit: Int = 100, attempt: Duration = .seconds(5))
+    public func relayBacklog(olderThan grace: Duration, limit: Int = Outbox.batch, attempt: Duration = .seconds(5))
         async throws -> Int
     {
         let graceMilliseconds = Int(grace.inSeconds * 1000)
@@ -133,6 +133,9 @@ public struct Outbox: Sendable {
     public func backlog() async throws -> Int {
         try await db.query("SELECT count(*) AS n FROM \(unescaped: table)").first?.int("n") ?? 0
     }
+
+    /// How many entries one relay pass takes at most.
+    public static let batch = 100
 
     private var table: String { "\"\(schema)\".outbox" }
 }

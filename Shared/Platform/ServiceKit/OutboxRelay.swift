@@ -32,10 +32,11 @@ public final class OutboxRelay: Service {
 
     public func shutdown() async { stopping.store(true, ordering: .releasing) }
 
-    /// One pass: drains the backlog (100 at a time while full batches come back), then records its size.
+    /// One pass: drains the backlog (`Outbox.batch` at a time while full batches come back), then records its size.
     func pass() async {
         do {
-            while try await outbox.relayBacklog(olderThan: grace) == 100, !stopping.load(ordering: .acquiring) {}
+            while try await outbox.relayBacklog(olderThan: grace) == Outbox.batch, !stopping.load(ordering: .acquiring)
+            {}
             OutboxMetrics.backlog.set(Int64(try await outbox.backlog()))
         } catch {
             outbox.logger.warning("outbox relay pass failed", [LogKeys.error: .string("\(error)")])
