@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// A dedicated thread polls librdkafka for delivery reports; each message carries a retained box whose callback
 /// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`): every
-/// `ProducerLifecycle.livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they are unreachable —
-/// refusing connections or not answering at all, e.g. frozen — sends are refused at once (so a gateway can answer
-/// 503 promptly), `isAvailable` is false and availability observers are told, until a broker answers again.
+/// `ProducerLifecycle.livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they
+/// are unreachable — refusing connections or not answering at all, e.g. frozen — sends are refused at once (so a
+/// gateway can answer 503 promptly), `isAvailable` is false and availability observers are told, until a broker
+/// answers again.
 ///
 /// As a `Service`, `run()` waits and `shutdown()` flushes outstanding messages (bounded; at once when no broker is
 /// reachable) and stops the poller; add it to the service group before the services that use it.
@@ -81,6 +82,9 @@ public final class KafkaProducer: Service {
     public func send(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader])
         async throws -> Delivery
     {
+        // A task already cancelled enqueues nothing: a message its caller will not wait for would be published
+        // behind its back (an outbox entry, for one, is then relayed again).
+        try Task.checkCancellation()
         try admit()
         let box = DeliveryBox(topic: topic, state: state)
         return try await box.wait { box throws(KafkaError) in

@@ -50,6 +50,9 @@ public final class EventPublisher: Sendable {
     private func send(topic: String, key: String, value: [UInt8], headers: [KafkaHeader]) async throws {
         do {
             _ = try await producer.send(topic: topic, key: Array(key.utf8), value: value, headers: headers)
+        } catch let cancelled as CancellationError {
+            // The caller stopped waiting (shutdown, a request gone); not a failure of the bus.
+            throw cancelled
         } catch {
             MessagingMetrics.publishFailures(topic: topic).increment()
             logger.error(

@@ -89,7 +89,10 @@ final class ThreadWakeup: Sendable {
 
     /// Blocks (never call it on the cooperative pool) until signalled or `deadline` passes.
     func wait(until deadline: ContinuousClock.Instant) {
-        _ = semaphore.wait(timeout: .now() + .milliseconds(Int(deadline.remainingMilliseconds)))
+        // Rounded up: a truncated wait would return early and spin on the last sub-millisecond.
+        let left = deadline - .now
+        let ms = left > .zero ? Int(left.clampedMilliseconds) + 1 : 0
+        _ = semaphore.wait(timeout: .now() + .milliseconds(ms))
         _ = pending.exchange(false, ordering: .acquiringAndReleasing)
     }
 }
