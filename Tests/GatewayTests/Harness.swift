@@ -28,12 +28,17 @@ final class RecordingTransport: CommandTransport {
     }
 }
 
-/// Users by id; `restore` finds nobody.
+/// Users by id. `restore` re-creates a lost user as `UserStore` does, unless another user already has the email
+/// (there, the insert does nothing and the user stays unknown).
 struct FakeUsers: UserLookup {
     let users: [String: User]
 
     func find(id: String) async throws -> User? { users[id] }
-    func restore(id: String, email: String) async throws -> User? { nil }
+    func restore(id: String, email: String) async throws -> User? {
+        let email = email.lowercased()
+        guard !users.values.contains(where: { $0.email == email }) else { return nil }
+        return User(id: id, email: email, createdAt: "2026-01-01T00:00:00.000Z", scopes: ["user"])
+    }
 }
 
 /// The gateway's handler over every route that needs only the service caller and the token keys, with a recording

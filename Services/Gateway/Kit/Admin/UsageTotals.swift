@@ -24,7 +24,9 @@ struct UsageTotals: UsageSource {
             var index = 0
             while index + 1 < items.count {
                 if let field = items[index].string, let value = items[index + 1].string.flatMap({ Int64($0) }) {
-                    totals[field, default: 0] += value
+                    // Saturating: one corrupt bucket must not trap the gateway on an admin request.
+                    let (sum, overflow) = totals[field, default: 0].addingReportingOverflow(value)
+                    totals[field] = overflow ? (value < 0 ? .min : .max) : sum
                 }
                 index += 2
             }

@@ -21,19 +21,34 @@ package struct OpenAPIDocument: Sendable {
     /// The document as text (the operations check reads it).
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// Reads `OPENAPI_PATH` when set, else the first `docs/openapi.yaml` found from the working directory, then from
-    /// the executable's folder and each folder above it (a checkout's `.build/...`), then `openapi.yaml` beside the
-    /// executable (an image). Blocking file reads: call it before serving, off the cooperative pool.
+    /// Reads `OPENAPI_PATH` when set, else the first of: `docs/openapi.yaml` under the working directory,
+    /// `openapi.yaml` beside the executable (an image), `docs/openapi.yaml` in the executable's folder and each folder
+    /// above it (a checkout's `.build/...`). A file that is not a regular file of at most 16 MiB, cannot be read or
+    /// declares no operation is refused. Blocking file reads: call it before serving, off the cooperative pool.
     package static func load(path: String?) throws -> OpenAPIDocument {
         let file =
             try path ?? candidates().first(where: FileManager.default.fileExists(atPath:))
             ?? {
                 throw ConfigurationError(key: "OPENAPI_PATH", reason: "is unset and no docs/openapi.yaml was found")
             }()
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ConfigurationError(key: "OPENAPI_PATH", reason: "names \(file), which cannot be read")
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular,
+            let size = (attributes?[.size] as? NSNumber)?.intValue, size <= 16 << 20
+        else {
+            throw ConfigurationError(
+                key: "OPENAPI_PATH", reason: "names \(file), which is not a file of at most 16 MiB")
         }
-        return OpenAPIDocument(bytes: [UInt8](data))
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ConfigurationError(key: "OPENAPI_PATH", reason: "names \(file), which cannot be read: \(error)")
+        }
+        let document = OpenAPIDocument(bytes: [UInt8](data))
+        guard !operations(in: document.text).isEmpty else {
+            throw ConfigurationError(key: "OPENAPI_PATH", reason: "names \(file), which declares no operation")
+        }
+        return document
     }
 
     private static func candidates() -> [String] {
