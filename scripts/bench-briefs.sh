@@ -28,7 +28,7 @@ ADMIN_PORT=$(stack_free_port) "$BIN/Briefs" 2>"$DIR/briefs-1.log" & pids+=($!)
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-briefs GATEWAY_LIMITS=off AUTH_RETURN_CODE=1 \
   "$BIN/Gateway" 2>"$DIR/gateway.log" & pids+=($!)
 BASE="http://127.0.0.1:$PORT"
-for _ in $(seq 1 300); do curl -fs "$BASE/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_wait_ready "$PORT"
 
 # One signed-in user with three tickers and a brief already written (so the brief series is the cached path).
 EMAIL="bench-$RANDOM@example.com"

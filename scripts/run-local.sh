@@ -15,9 +15,10 @@
 set -euo pipefail
 
 # Started in the background (by a supervisor, CI, `cmd &`), a shell inherits SIGINT ignored, and bash cannot trap a
-# signal ignored at start: re-exec once with INT, TERM and HUP at their defaults so the traps below always hold.
+# signal ignored at start: re-exec once with INT and TERM at their defaults so the traps below always hold. HUP is
+# left as inherited: `nohup scripts/run-local.sh &` means "keep running after logout".
 if [ "${1:-}" != --supervise ] && [ "${1:-}" != --guard ] && [ "${MAPVEST_RUNNER_SIGNALS:-}" != reset ]; then
-  exec env --default-signal=INT,TERM,HUP MAPVEST_RUNNER_SIGNALS=reset "$BASH" "$0" "$@"
+  exec env --default-signal=INT,TERM MAPVEST_RUNNER_SIGNALS=reset "$BASH" "$0" "$@"
 fi
 unset MAPVEST_RUNNER_SIGNALS
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")

@@ -20,8 +20,9 @@ MAPVEST_BIN_DIR=$(swift build --show-bin-path)
 export MAPVEST_BIN_DIR
 
 unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
-# Fault trials stop consumers for tens of seconds: the dev broker keeps their records for longer than that.
-export DEV_BROKER_RETENTION_S=${DEV_BROKER_RETENTION_S:-600}
+# The dev broker's retention deletes by age: keep every record of the run, for the fault trials' stopped consumers and
+# for the event-catalogue check, which reads all traffic from offset 0 after the suite.
+export DEV_BROKER_RETENTION_S=${DEV_BROKER_RETENTION_S:-0}
 rm -rf .stack/test
 trap stack_stop EXIT
 stack_start .stack/test "$MAPVEST_BIN_DIR"

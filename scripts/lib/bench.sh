@@ -28,7 +28,9 @@ bench_cleanup() {
 }
 
 bench_stack() {
-  export MAPVEST_ENV=dev LOG_LEVEL=warning
+  # The dev broker's retention deletes by age, read or not: a benchmark's backlog (10,000 scheduled commands) must
+  # outlive it, so benchmarks keep every record unless told otherwise.
+  export MAPVEST_ENV=dev LOG_LEVEL=warning DEV_BROKER_RETENTION_S=${DEV_BROKER_RETENTION_S:-0}
   unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
   rm -rf "$1"
   mkdir -p "$1"
