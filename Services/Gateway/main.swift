@@ -28,7 +28,8 @@ await ServiceMain.run(name: "Gateway", defaultAdminPort: 9100) { context in
     try await db.migrate(schema: "gateway", migrations: GatewayApp.migrations)
     let client = try await RequestReplyClient.make(
         configuration: context.kafka, instanceId: configuration.instanceId, producer: context.producer,
-        maxInFlight: configuration.maxInFlight, queueTarget: configuration.queueTarget, logger: logger)
+        maxInFlight: configuration.maxInFlight, queueTarget: configuration.queueTarget,
+        hedging: HedgeSettings.fromEnvironment(context.environment), logger: logger)
     return try GatewayApp.parts(
         context: context, configuration: configuration, openAPI: openAPI, redis: redis, db: db, client: client)
 }

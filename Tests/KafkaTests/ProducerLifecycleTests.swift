@@ -6,11 +6,11 @@ struct ProducerLifecycleTests {
     let start = ContinuousClock.now
     let tick = ProducerLifecycle.livenessTick
 
-    /// A lifecycle whose liveness thread found the brokers unreachable (one quiet tick, one failed probe).
+    /// A lifecycle whose liveness thread found the brokers unreachable (one quiet tick, one refused probe).
     func brokersDown() -> ProducerLifecycle {
         var lifecycle = ProducerLifecycle(now: start)
         #expect(lifecycle.livenessTurn(now: start + tick) == .probe(pending: nil))
-        #expect(lifecycle.probed(succeeded: false, pending: nil) == .down)
+        #expect(lifecycle.probed(.unreachable, pending: nil, now: start) == .down)
         return lifecycle
     }
 
@@ -109,7 +109,7 @@ struct ProducerLifecycleTests {
         #expect(down.send() == .refuse(.brokersDown))
         // Still down after another failed probe: nothing new to notify.
         #expect(down.livenessTurn(now: start + tick * 2) == .probe(pending: nil))
-        #expect(down.probed(succeeded: false, pending: nil) == nil)
+        #expect(down.probed(.unreachable, pending: nil, now: start) == nil)
         // A delivery (the flush of an earlier message) is proof of life: the next tick marks them up, no probe.
         down.delivered()
         #expect(down.livenessTurn(now: start + tick * 3) == .notify(.up))
@@ -118,10 +118,29 @@ struct ProducerLifecycleTests {
         #expect(lifecycle.livenessTurn(now: start + tick) == .sleep(until: start + tick * 2))
     }
 
+    @Test func unansweredProbesRefuseSendsOnlyAfterTheSilenceWindow() {
+        var lifecycle = ProducerLifecycle(now: start)
+        var at = start
+        var transitions: [BrokerLiveness.Transition?] = []
+        // A frozen broker: every probe goes unanswered (probe timeout 400 ms after each tick).
+        while at < start + .seconds(2) {
+            at += tick
+            guard case .probe = lifecycle.livenessTurn(now: at) else { continue }
+            at += .milliseconds(400)
+            transitions.append(lifecycle.probed(.unanswered, pending: nil, now: at))
+            if lifecycle.brokersDown { break }
+        }
+        #expect(transitions.dropLast().allSatisfy { $0 == nil })
+        #expect(transitions.last == .down)
+        #expect(transitions.count >= 2)
+        #expect(at - start >= .seconds(1) && at - start <= .milliseconds(1400))
+        #expect(lifecycle.send() == .refuse(.brokersDown))
+    }
+
     @Test func aSuccessfulProbeMarksTheBrokersUpAgain() {
         var lifecycle = brokersDown()
         #expect(lifecycle.livenessTurn(now: start + tick * 2) == .probe(pending: nil))
-        #expect(lifecycle.probed(succeeded: true, pending: nil) == .up)
+        #expect(lifecycle.probed(.answered, pending: nil, now: start) == .up)
         #expect(lifecycle.acceptsSends)
     }
 
@@ -131,7 +150,8 @@ struct ProducerLifecycleTests {
         #expect(lifecycle.allBrokersDownReported() == false)
         // Hinted: probe before the tick is due.
         #expect(lifecycle.livenessTurn(now: start) == .probe(pending: nil))
-        #expect(lifecycle.probed(succeeded: false, pending: nil) == .down)
+        // An unanswered probe prompted by librdkafka's own report is certain: down at once.
+        #expect(lifecycle.probed(.unanswered, pending: nil, now: start) == .down)
         #expect(lifecycle.send() == .refuse(.brokersDown))
         // The hint was consumed: the next turn sleeps until the tick, and a new report wakes the thread again.
         #expect(lifecycle.livenessTurn(now: start) == .sleep(until: start + tick))
@@ -143,7 +163,7 @@ struct ProducerLifecycleTests {
         _ = lifecycle.allBrokersDownReported()
         #expect(lifecycle.livenessTurn(now: start) == .probe(pending: nil))
         lifecycle.delivered()
-        #expect(lifecycle.probed(succeeded: false, pending: nil) == nil)
+        #expect(lifecycle.probed(.unreachable, pending: nil, now: start) == nil)
         #expect(lifecycle.acceptsSends)
     }
 
@@ -152,7 +172,7 @@ struct ProducerLifecycleTests {
         _ = lifecycle.close(flushTimeout: .seconds(10))
         _ = lifecycle.pollTurn()
         #expect(lifecycle.livenessTurn(now: start + tick) == .probe(pending: nil))
-        #expect(lifecycle.probed(succeeded: false, pending: nil) == .down)
+        #expect(lifecycle.probed(.unreachable, pending: nil, now: start) == .down)
         #expect(lifecycle.stopped() == true)
         #expect(lifecycle.livenessTurn(now: start + tick * 2) == .stop)
     }

@@ -4,7 +4,8 @@ import Messaging
 import Runtime
 
 /// Sends a route's command to its service over Kafka and turns the reply (or its absence) into an HTTP response:
-/// no broker or too many requests waiting → 503 at once; no reply within the route's budget → 504.
+/// no broker or too many requests waiting → 503 at once (the command was not carried out); no reply within the
+/// route's budget → 504 (its outcome is unknown). Commands in `IdempotentReads` may be hedged.
 struct ServiceCaller: Sendable {
     let client: any CommandTransport
     /// Sent with every 503: the condition (no broker, overload) is short-lived, so a client may retry soon.
@@ -14,7 +15,9 @@ struct ServiceCaller: Sendable {
         _ service: ServiceName, _ name: String, key: String?, command: Command, budget: Duration, requestId: String
     ) async -> HTTPResponse {
         guard let body = try? WireJSON.encode(command) else { return .error(.internalError) }
-        let outgoing = OutgoingCommand(service: service, name: name, key: key, body: body, requestId: requestId)
+        let outgoing = OutgoingCommand(
+            service: service, name: name, key: key, body: body, requestId: requestId,
+            isIdempotentRead: IdempotentReads.commands.contains(name))
         do {
             let reply = try await client.request(outgoing, budget: budget)
             return HTTPResponse(

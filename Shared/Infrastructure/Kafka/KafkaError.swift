@@ -36,6 +36,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, CustomDebugS
     let isFatal: Bool
     /// Operation-specific detail for `debugDescription` only.
     private let detail: String?
+    /// A failed delivery whose message may nevertheless have reached the broker (librdkafka's message status is
+    /// not "not persisted", e.g. it timed out after being sent): its effect is unknown, not absent.
+    public private(set) var possiblyDelivered = false
 
     public init(code: Code, detail: String? = nil, isRetriable: Bool? = nil, isFatal: Bool = false) {
         self.code = code
@@ -57,6 +60,13 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible, CustomDebugS
             detail: rd_kafka_error_string(error).map { String(cString: $0) },
             isRetriable: rd_kafka_error_is_retriable(error) != 0 || Self.retriableCodes.contains(code.rawValue),
             isFatal: rd_kafka_error_is_fatal(error) != 0)
+    }
+
+    /// This error, for a failed delivery whose message may have reached the broker.
+    func markingPossiblyDelivered(_ value: Bool) -> KafkaError {
+        var copy = self
+        copy.possiblyDelivered = value
+        return copy
     }
 
     public var description: String {

@@ -8,9 +8,10 @@ import Synchronization
 /// A dedicated thread polls librdkafka for delivery reports; each message carries a retained box whose callback
 /// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`): every
 /// `ProducerLifecycle.livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they
-/// are unreachable — refusing connections or not answering at all, e.g. frozen — sends are refused at once (so a
-/// gateway can answer 503 promptly), `isAvailable` is false and availability observers are told, until a broker
-/// answers again.
+/// are unreachable — refusing connections (at once), or not answering at all for a window (e.g. frozen) — new sends
+/// are refused at once (so a gateway can answer 503 promptly), `isAvailable` is false and availability observers are
+/// told, until a broker answers again. Messages already enqueued are not failed by this: they are delivered when a
+/// broker answers again, or reported failed by librdkafka itself.
 ///
 /// As a `Service`, `run()` waits and `shutdown()` flushes outstanding messages (bounded; at once when no broker is
 /// reachable) and stops the poller; add it to the service group before the services that use it.
@@ -256,8 +257,13 @@ private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: L
             var metadata: UnsafePointer<rd_kafka_metadata>?
             let result = rd_kafka_metadata(rk, 0, nil, &metadata, KafkaProducer.probeTimeout.clampedMilliseconds)
             if let metadata { rd_kafka_metadata_destroy(metadata) }
-            let succeeded = result == RD_KAFKA_RESP_ERR_NO_ERROR
-            guard let change = state.lifecycle.withLock({ $0.probed(succeeded: succeeded, pending: pending) }) else {
+            let probe: BrokerLiveness.Probe =
+                switch result {
+                case RD_KAFKA_RESP_ERR_NO_ERROR: .answered
+                case RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN: .unreachable
+                default: .unanswered
+                }
+            guard let change = state.lifecycle.withLock({ $0.probed(probe, pending: pending, now: .now) }) else {
                 continue
             }
             if change == .down {

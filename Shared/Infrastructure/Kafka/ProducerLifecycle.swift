@@ -70,7 +70,7 @@ package struct ProducerLifecycle: Sendable {
         case stop
         /// Wait until this instant, or until woken (an "all brokers down" report or the stop).
         case sleep(until: ContinuousClock.Instant)
-        /// Probe the brokers and report with `probed(succeeded:pending:)`; `pending` is the tick's own transition.
+        /// Probe the brokers and report with `probed(_:pending:now:)`; `pending` is the tick's own transition.
         case probe(pending: BrokerLiveness.Transition?)
         /// Reachability changed (already applied): log, set the metric, tell observers.
         case notify(BrokerLiveness.Transition)
@@ -82,17 +82,20 @@ package struct ProducerLifecycle: Sendable {
     static let flushSliceMilliseconds: Int32 = 100
 
     package private(set) var phase = Phase.running
-    /// No broker answered the last probe (and no delivery arrived since): sends are refused.
+    /// `BrokerLiveness` found no broker reachable (and no delivery arrived since): sends are refused.
     package private(set) var brokersDown = false
     /// Successful deliveries so far: proof of life for `BrokerLiveness`.
     package private(set) var deliveries: UInt64 = 0
-    private var liveness = BrokerLiveness()
+    private var liveness: BrokerLiveness
     /// librdkafka reported all brokers down: the liveness thread probes at once.
     private var suspectDown = false
+    /// The probe under way was prompted by librdkafka's "all brokers down": if it fails, that is certain.
+    private var probingReportedDown = false
     private var nextTick: ContinuousClock.Instant
 
-    package init(now: ContinuousClock.Instant = .now) {
+    package init(now: ContinuousClock.Instant = .now, policy: BrokerLiveness.Policy = .standard) {
         nextTick = now + Self.livenessTick
+        liveness = BrokerLiveness(now: now, policy: policy)
     }
 
     /// Whether sends are accepted (false once stopping, or while no broker is reachable).
@@ -165,16 +168,22 @@ package struct ProducerLifecycle: Sendable {
         suspectDown = false
         if !hinted, now < nextTick { return .sleep(until: nextTick) }
         nextTick = now + Self.livenessTick
-        let (step, transition) = liveness.tick(deliveries: deliveries)
+        let (step, transition) = liveness.tick(deliveries: deliveries, now: now)
+        probingReportedDown = hinted
         if hinted || step == .probe { return .probe(pending: transition) }
         guard let transition else { return .sleep(until: nextTick) }
         apply(transition)
         return .notify(transition)
     }
 
-    /// A probe's outcome; returns the reachability change to notify (already applied), if any.
-    package mutating func probed(succeeded: Bool, pending: BrokerLiveness.Transition?) -> BrokerLiveness.Transition? {
-        guard let transition = liveness.probed(succeeded: succeeded, deliveries: deliveries) ?? pending else {
+    /// A probe's outcome at `now`; returns the reachability change to notify (already applied), if any. An
+    /// unanswered probe prompted by librdkafka's "all brokers down" report counts as `.unreachable`.
+    package mutating func probed(
+        _ probe: BrokerLiveness.Probe, pending: BrokerLiveness.Transition?, now: ContinuousClock.Instant
+    ) -> BrokerLiveness.Transition? {
+        let evidence: BrokerLiveness.Probe = probe == .unanswered && probingReportedDown ? .unreachable : probe
+        probingReportedDown = false
+        guard let transition = liveness.probed(evidence, deliveries: deliveries, now: now) ?? pending else {
             return nil
         }
         apply(transition)

@@ -53,13 +53,19 @@ public struct OutgoingCommand: Sendable {
     public var body: [UInt8]
     /// The HTTP request id, for logs across services.
     public var requestId: String
+    /// A read without side effects: running it twice is harmless, so a slow first copy may be hedged by a second.
+    public var isIdempotentRead: Bool
 
-    public init(service: ServiceName, name: String, key: String?, body: [UInt8], requestId: String) {
+    public init(
+        service: ServiceName, name: String, key: String?, body: [UInt8], requestId: String,
+        isIdempotentRead: Bool = false
+    ) {
         self.service = service
         self.name = name
         self.key = key
         self.body = body
         self.requestId = requestId
+        self.isIdempotentRead = isIdempotentRead
     }
 }
 

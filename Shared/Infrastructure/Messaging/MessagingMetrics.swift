@@ -26,6 +26,14 @@ enum MessagingMetrics {
             labels: ["service": service])
     }
 
+    static func hedges(service: String, outcome: String) -> Counter {
+        MetricsRegistry.shared.counter(
+            "messaging_hedges_total",
+            help:
+                "Second copies of idempotent reads, by outcome (sent, refused); losers: messaging_replies_dropped_total",
+            labels: ["service": service, "outcome": outcome])
+    }
+
     static let requestsWaiting = MetricsRegistry.shared.gauge(
         "messaging_requests_waiting", help: "Requests waiting for a reply")
 

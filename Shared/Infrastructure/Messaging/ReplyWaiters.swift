@@ -4,7 +4,8 @@ import Synchronization
 /// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
 /// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
 /// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one queue per
-/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request).
+/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request)
+/// and sends the due hedges (second copies of idempotent reads still unanswered).
 package final class ReplyWaiters: Sendable {
     package enum Outcome: Sendable {
         case reply(KafkaMessage)
@@ -23,6 +24,20 @@ package final class ReplyWaiters: Sendable {
     /// Why a reply was dropped.
     package enum Drop: String, Sendable {
         case late, duplicate, unknown
+        /// The slower of a hedged request's two copies (the first reply won).
+        case hedgeLoser = "hedge_loser"
+    }
+
+    /// More copies of the request to send at `at` unless it was answered by then; every copy carries the same
+    /// correlation id, so the first reply wins and the others are dropped as `.hedgeLoser`.
+    package struct Hedge: Sendable {
+        let at: ContinuousClock.Instant
+        let send: @Sendable () -> Void
+
+        package init(at: ContinuousClock.Instant, send: @escaping @Sendable () -> Void) {
+            self.at = at
+            self.send = send
+        }
     }
 
     private enum Slot {
@@ -31,7 +46,7 @@ package final class ReplyWaiters: Sendable {
     }
 
     private enum Finished {
-        case answered, expired
+        case answered, answeredHedged, expired
     }
 
     private struct State {
@@ -43,6 +58,10 @@ package final class ReplyWaiters: Sendable {
         /// Registered deadlines by budget (a handful of route budgets); answered requests' entries are dropped when
         /// they come due.
         var deadlines: [DeadlineQueue] = []
+        /// Hedges not yet due, by correlation id.
+        var hedges: [String: Hedge] = [:]
+        /// Requests whose second copy was sent: a second reply is a hedge loser, not a duplicate.
+        var hedged: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -57,14 +76,17 @@ package final class ReplyWaiters: Sendable {
 
     /// Reserves a slot for `id` unless `limit` requests are already waiting or the table is closed. With a
     /// `timeout` (its budget, ending at `deadline`), `expire(now:)` answers it `.timedOut` once the deadline passed,
-    /// late by at most the skew between requests of that budget registering out of order.
+    /// late by at most the skew between requests of that budget registering out of order. With a `hedge`,
+    /// `expire(now:)` sends it once due if the request is still waiting.
     package func register(
-        _ id: String, limit: Int, timeout: (budget: Duration, deadline: ContinuousClock.Instant)? = nil
+        _ id: String, limit: Int, timeout: (budget: Duration, deadline: ContinuousClock.Instant)? = nil,
+        hedge: Hedge? = nil
     ) -> Registration {
         state.withLock { s in
             if s.closed { return .closed }
             if s.slots.count >= limit { return .overCapacity }
             s.slots[id] = .pending(nil)
+            if let hedge { s.hedges[id] = hedge }
             if let timeout {
                 let index =
                     s.deadlines.firstIndex { $0.budget == timeout.budget }
@@ -81,13 +103,23 @@ package final class ReplyWaiters: Sendable {
     /// Whether `close()` was called.
     package var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// Answers `.timedOut` every waiting request whose registered deadline is at or before `now`.
+    /// Answers `.timedOut` every waiting request whose registered deadline is at or before `now`, and sends the
+    /// hedges due by `now` of requests still waiting (outside the lock).
     package func expire(now: ContinuousClock.Instant) {
-        let due = state.withLock { s -> [String] in
+        let (due, hedges) = state.withLock { s -> ([String], [Hedge]) in
             var due: [String] = []
             for index in s.deadlines.indices { s.deadlines[index].popDue(now, into: &due) }
-            return due.filter { if case .pending = s.slots[$0] { true } else { false } }
+            var hedges: [Hedge] = []
+            for (id, hedge) in s.hedges where hedge.at <= now {
+                s.hedges[id] = nil
+                if case .pending = s.slots[id] {
+                    s.hedged.insert(id)
+                    hedges.append(hedge)
+                }
+            }
+            return (due.filter { if case .pending = s.slots[$0] { true } else { false } }, hedges)
         }
+        for hedge in hedges { hedge.send() }
         for id in due { resolve(id, .timedOut) }
     }
 
@@ -124,8 +156,10 @@ package final class ReplyWaiters: Sendable {
             } else {
                 s.slots[id] = .resolved(outcome)
             }
+            s.hedges[id] = nil
+            let hedged = s.hedged.remove(id) != nil
             if case .reply = outcome {
-                remember(id, .answered, in: &s)
+                remember(id, hedged ? .answeredHedged : .answered, in: &s)
             } else {
                 remember(id, .expired, in: &s)
             }
@@ -142,6 +176,7 @@ package final class ReplyWaiters: Sendable {
         return state.withLock { s in
             switch s.finished[correlationId] {
             case .answered: .duplicate
+            case .answeredHedged: .hedgeLoser
             case .expired: .late
             case nil: .unknown
             }
@@ -150,7 +185,10 @@ package final class ReplyWaiters: Sendable {
 
     /// Forgets a registration whose request was never sent.
     package func unregister(_ id: String) {
-        state.withLock { s in _ = s.slots.removeValue(forKey: id) }
+        state.withLock { s in
+            s.slots[id] = nil
+            s.hedges[id] = nil
+        }
     }
 
     /// Refuses new registrations and resolves every waiting request as `.closed`.

@@ -14,16 +14,21 @@ import Synchronization
 /// Load shedding: at most `maxInFlight` requests wait at once (all services together), and each service gets an
 /// adaptive cap (`AdmissionLimit`) driven by the queueing delay its replies report, so past a service's capacity
 /// the excess is refused at once (`.unavailable("overloaded")`) while the admitted requests stay fast.
+///
+/// Hedging: an idempotent read (`OutgoingCommand.isIdempotentRead`) still unanswered after its command's hedge delay
+/// (`HedgeDelay`: p95 of recent latencies, floored and capped) is sent again, same correlation id, to other
+/// partitions (`HedgeSettings`); the first reply wins and the others are dropped and counted (`hedge_loser`).
 public final class RequestReplyClient: Service {
     public let name: String
     /// The topic this instance reads replies from.
     public let replyTopic: String
-    private let producer: KafkaProducer
+    let producer: KafkaProducer
     private let reader: KafkaPartitionReader
     private let waiters: ReplyWaiters
     private let maxInFlight: Int
     private let admission: Admission
-    private let logger: Logger
+    let hedger: Hedger
+    let logger: Logger
     private let statistics: Statistics
     private let stopped = OneShotSignal()
     private let closing = Atomic<Bool>(false)
@@ -33,17 +38,20 @@ public final class RequestReplyClient: Service {
         public var late: Int
         public var duplicate: Int
         public var unknown: Int
+        /// The slower copies of hedged requests.
+        public var hedgeLosers: Int
 
-        public init(late: Int = 0, duplicate: Int = 0, unknown: Int = 0) {
+        public init(late: Int = 0, duplicate: Int = 0, unknown: Int = 0, hedgeLosers: Int = 0) {
             self.late = late
             self.duplicate = duplicate
             self.unknown = unknown
+            self.hedgeLosers = hedgeLosers
         }
     }
 
     private init(
         replyTopic: String, producer: KafkaProducer, reader: KafkaPartitionReader, waiters: ReplyWaiters,
-        maxInFlight: Int, admission: Admission, logger: Logger, statistics: Statistics
+        maxInFlight: Int, admission: Admission, hedger: Hedger, logger: Logger, statistics: Statistics
     ) {
         self.name = "request-reply"
         self.replyTopic = replyTopic
@@ -52,6 +60,7 @@ public final class RequestReplyClient: Service {
         self.waiters = waiters
         self.maxInFlight = maxInFlight
         self.admission = admission
+        self.hedger = hedger
         self.logger = logger
         self.statistics = statistics
     }
@@ -66,7 +75,7 @@ public final class RequestReplyClient: Service {
     /// `queueTarget` is the queueing delay above which a service counts as overloaded (`AdmissionLimit`).
     public static func make(
         configuration: KafkaConfiguration, instanceId: String, producer: KafkaProducer, maxInFlight: Int,
-        queueTarget: Duration = .milliseconds(25), logger: Logger
+        queueTarget: Duration = .milliseconds(25), hedging: HedgeSettings = HedgeSettings(), logger: Logger
     ) async throws -> RequestReplyClient {
         let replyTopic = Topics.replies(gatewayInstance: sanitize(instanceId))
         let logger = logger.with([LogKeys.kafkaReplyTopic: .string(replyTopic)])
@@ -87,15 +96,20 @@ public final class RequestReplyClient: Service {
             reader.close()
             throw error
         }
-        // A reply cannot cross a broker nobody reaches: answer the waiting requests now instead of at their budgets.
-        producer.onAvailabilityChange { [weak waiters] available in
-            if !available { waiters?.resolveAll(.failed("no kafka broker reachable")) }
+        // New requests are refused while no broker is reachable (the producer refuses the send: 503, nothing done).
+        // Waiting requests keep waiting: their commands may already be in the broker's log and be carried out when
+        // it answers again, so failing them would tell the client "not done" about work that gets done.
+        producer.onAvailabilityChange { [weak waiters, logger] available in
+            guard !available else { return }
+            logger.warning(
+                "no kafka broker reachable; refusing new requests, waiting ones keep their budgets",
+                [LogKeys.requestsWaiting: .int(waiters?.count ?? 0)])
         }
         logger.info("request/reply client ready", [LogKeys.kafkaOffset: .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
             maxInFlight: max(1, maxInFlight), admission: Admission(target: queueTarget, maximum: max(1, maxInFlight)),
-            logger: logger, statistics: statistics)
+            hedger: Hedger(settings: hedging), logger: logger, statistics: statistics)
     }
 
     deinit {
@@ -110,8 +124,10 @@ public final class RequestReplyClient: Service {
 
     /// Sends the command to `topic` with headers correlation id, request id, reply-to, budget-ms (remaining),
     /// sent-at-ms and command name, and awaits the reply until the budget ends (`.timedOut`, at most `deadlineTick`
-    /// late). Throws `.unavailable` at once when the producer cannot enqueue or `maxInFlight` requests are already
-    /// waiting, and when the delivery fails, the client shuts down or the task is cancelled (the waiter is cleaned up).
+    /// late). Throws `.unavailable` at once when the producer cannot enqueue (e.g. no broker reachable) or
+    /// `maxInFlight` requests are already waiting, and when the delivery certainly failed, the client shuts down or
+    /// the task is cancelled (the waiter is cleaned up): `.unavailable` always means the command was not carried
+    /// out by this request. A command sent before the brokers became unreachable keeps waiting for its reply.
     public func request(_ command: OutgoingCommand, topic: String, budget: Duration) async throws(RequestError)
         -> Reply
     {
@@ -129,8 +145,20 @@ public final class RequestReplyClient: Service {
         var completion = AdmissionLimit.Completion.failed
         defer { admission.release(service, completion) }
         let correlationId = UUID().uuidString.lowercased()
+        let remainingMs = max(1, Int64((deadline - ContinuousClock.now) / .milliseconds(1)))
+        let headers = [
+            KafkaHeader(MessageHeaders.correlationId, correlationId),
+            KafkaHeader(MessageHeaders.requestId, command.requestId),
+            KafkaHeader(MessageHeaders.replyTo, replyTopic),
+            KafkaHeader(MessageHeaders.budgetMs, String(remainingMs)),
+            KafkaHeader(MessageHeaders.sentAtMs, String(Timestamp.nowMillis())),
+            KafkaHeader(MessageHeaders.command, command.name),
+        ]
+        let firstCopy = FirstCopy()
+        let hedge = hedge(command, topic: topic, headers: headers, deadline: deadline, firstCopy: firstCopy)
         switch waiters.register(
-            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, timeout: (budget, deadline))
+            correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, timeout: (budget, deadline),
+            hedge: hedge)
         {
         case .registered:
             break
@@ -144,20 +172,20 @@ public final class RequestReplyClient: Service {
         MessagingMetrics.requestsWaiting.add(1)
         defer { MessagingMetrics.requestsWaiting.add(-1) }
 
-        let remainingMs = max(1, Int64((deadline - ContinuousClock.now) / .milliseconds(1)))
-        let headers = [
-            KafkaHeader(MessageHeaders.correlationId, correlationId),
-            KafkaHeader(MessageHeaders.requestId, command.requestId),
-            KafkaHeader(MessageHeaders.replyTo, replyTopic),
-            KafkaHeader(MessageHeaders.budgetMs, String(remainingMs)),
-            KafkaHeader(MessageHeaders.sentAtMs, String(Timestamp.nowMillis())),
-            KafkaHeader(MessageHeaders.command, command.name),
-        ]
         do {
             try producer.enqueue(
                 topic: topic, key: command.key.map { Array($0.utf8) }, value: command.body, headers: headers
             ) { [waiters] result in
-                if case .failure(let error) = result { waiters.resolve(correlationId, .failed(error.description)) }
+                switch result {
+                case .success(let delivery):
+                    firstCopy.landed(on: delivery.partition)
+                // Only a delivery that certainly did not reach the broker is "not done"; one that may have (timed
+                // out after sending) waits for its reply until the budget, then is a 504 (unknown), never a 503.
+                case .failure(let error) where !error.possiblyDelivered:
+                    waiters.resolve(correlationId, .failed(error.description))
+                case .failure:
+                    break
+                }
             }
         } catch {
             waiters.unregister(correlationId)
@@ -178,6 +206,7 @@ public final class RequestReplyClient: Service {
                 queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
             MessagingMetrics.requestDuration(service: service).observe(since: started)
+            if command.isIdempotentRead { hedger.observe(command.name, .now - started) }
             return Self.reply(from: message, logger: logger)
         case .timedOut:
             completion = .timedOut
@@ -321,18 +350,20 @@ private final class Statistics: Sendable {
     private let late = Atomic<Int>(0)
     private let duplicate = Atomic<Int>(0)
     private let unknown = Atomic<Int>(0)
+    private let hedgeLosers = Atomic<Int>(0)
 
     func count(_ drop: ReplyWaiters.Drop) {
         switch drop {
         case .late: late.add(1, ordering: .relaxed)
         case .duplicate: duplicate.add(1, ordering: .relaxed)
         case .unknown: unknown.add(1, ordering: .relaxed)
+        case .hedgeLoser: hedgeLosers.add(1, ordering: .relaxed)
         }
     }
 
     var snapshot: RequestReplyClient.DroppedReplies {
         .init(
             late: late.load(ordering: .relaxed), duplicate: duplicate.load(ordering: .relaxed),
-            unknown: unknown.load(ordering: .relaxed))
+            unknown: unknown.load(ordering: .relaxed), hedgeLosers: hedgeLosers.load(ordering: .relaxed))
     }
 }

@@ -84,6 +84,7 @@ public enum LogKeys {
     public static let rate = "rate"
     public static let reason = "reason"
     public static let requestId = "request.id"
+    public static let requestsWaiting = "requests.waiting"
     public static let route = "route"
     public static let schedulerTimeZone = "scheduler.time_zone"
     public static let service = "service"

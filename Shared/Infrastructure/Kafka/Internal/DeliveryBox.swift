@@ -111,7 +111,9 @@ let deliveryReportCallback:
             box.complete(.success((m.partition, m.offset)))
         } else {
             KafkaMetrics.produceErrors.increment()
-            box.complete(.failure(KafkaError(m.err)))
+            let status = rd_kafka_message_status(message)
+            box.complete(
+                .failure(KafkaError(m.err).markingPossiblyDelivered(status != RD_KAFKA_MSG_STATUS_NOT_PERSISTED)))
         }
     }
 

@@ -1,0 +1,60 @@
+/// How long a hedgeable request waits for its first copy's reply before a second copy is sent: the 95th
+/// percentile of the command's recent reply latencies, kept between a floor and a cap. Pure logic (no clock, no
+/// I/O); `RequestReplyClient` keeps one per command under a lock.
+///
+/// The percentile makes a hedge rare while the service is healthy (about one request in twenty, and only those
+/// already slower than nearly all others) and prompt when a partition's consumer stops answering. The floor keeps
+/// a very fast command from hedging on scheduling noise; the cap bounds the wait when a window is full of slow
+/// replies (e.g. during an outage), so failover stays well under a second.
+package struct HedgeDelay: Sendable, Equatable {
+    /// The estimator's settings.
+    package struct Policy: Sendable, Equatable {
+        package var floor: Duration
+        package var cap: Duration
+        /// The delay used until `minimumSamples` latencies have been observed.
+        package var initial: Duration
+        /// How many recent latencies the percentile is taken over.
+        package var window: Int
+        package var minimumSamples: Int
+
+        package init(floor: Duration, cap: Duration, initial: Duration, window: Int, minimumSamples: Int) {
+            self.floor = floor
+            self.cap = max(cap, floor)
+            self.initial = min(max(initial, floor), self.cap)
+            self.window = max(1, window)
+            self.minimumSamples = min(max(1, minimumSamples), self.window)
+        }
+
+        /// 50 ms to 400 ms, 250 ms until 20 of the last 200 replies are known.
+        package static let standard = Policy(
+            floor: .milliseconds(50), cap: .milliseconds(400), initial: .milliseconds(250), window: 200,
+            minimumSamples: 20)
+    }
+
+    package let policy: Policy
+    /// The last `policy.window` latencies, oldest overwritten first.
+    private var samples: [Duration] = []
+    private var next = 0
+    /// The current delay, recomputed when a sample arrives.
+    package private(set) var delay: Duration
+
+    package init(policy: Policy = .standard) {
+        self.policy = policy
+        self.delay = policy.initial
+    }
+
+    /// Records the latency of a reply (from sending the copy that answered to its reply).
+    package mutating func observe(_ latency: Duration) {
+        if samples.count < policy.window {
+            samples.append(latency)
+        } else {
+            samples[next] = latency
+        }
+        next = (next + 1) % policy.window
+        guard samples.count >= policy.minimumSamples else { return }
+        let sorted = samples.sorted()
+        // The nearest-rank 95th percentile.
+        let rank = (sorted.count * 95 + 99) / 100
+        delay = min(max(sorted[max(0, rank - 1)], policy.floor), policy.cap)
+    }
+}

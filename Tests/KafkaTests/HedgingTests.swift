@@ -1,0 +1,93 @@
+import Kafka
+import Messaging
+import Synchronization
+import Testing
+
+@Suite("Hedge delay and hedged waiters (no broker)")
+struct HedgingTests {
+    let policy = HedgeDelay.Policy(
+        floor: .milliseconds(50), cap: .milliseconds(400), initial: .milliseconds(250), window: 100,
+        minimumSamples: 10)
+
+    @Test func theInitialDelayHoldsUntilEnoughSamples() {
+        var estimator = HedgeDelay(policy: policy)
+        #expect(estimator.delay == .milliseconds(250))
+        for _ in 0..<9 { estimator.observe(.milliseconds(120)) }
+        #expect(estimator.delay == .milliseconds(250))
+        estimator.observe(.milliseconds(120))
+        #expect(estimator.delay == .milliseconds(120))
+    }
+
+    @Test func theDelayIsTheNinetyFifthPercentileOfTheWindow() {
+        var estimator = HedgeDelay(policy: policy)
+        // 1…100 ms, shuffled: the nearest-rank p95 is 95 ms.
+        for ms in (1...100).shuffled() { estimator.observe(.milliseconds(ms)) }
+        #expect(estimator.delay == .milliseconds(95))
+        // The window slides: 100 newer samples of 200 ms replace them all.
+        for _ in 0..<100 { estimator.observe(.milliseconds(200)) }
+        #expect(estimator.delay == .milliseconds(200))
+    }
+
+    @Test func theDelayIsKeptBetweenTheFloorAndTheCap() {
+        var fast = HedgeDelay(policy: policy)
+        for _ in 0..<50 { fast.observe(.milliseconds(3)) }
+        #expect(fast.delay == .milliseconds(50))
+        var slow = HedgeDelay(policy: policy)
+        for _ in 0..<50 { slow.observe(.seconds(4)) }
+        #expect(slow.delay == .milliseconds(400))
+    }
+
+    @Test func aFewSlowRepliesDoNotMoveTheDelay() {
+        var estimator = HedgeDelay(policy: policy)
+        for index in 0..<100 { estimator.observe(index < 4 ? .seconds(3) : .milliseconds(80)) }
+        #expect(estimator.delay == .milliseconds(80))
+    }
+
+    @Test func thePolicyIsSelfConsistent() {
+        let odd = HedgeDelay.Policy(
+            floor: .milliseconds(100), cap: .milliseconds(10), initial: .seconds(5), window: 0, minimumSamples: 9)
+        #expect(odd.cap == .milliseconds(100))
+        #expect(odd.initial == .milliseconds(100))
+        #expect(odd.window == 1 && odd.minimumSamples == 1)
+    }
+
+    func reply(_ id: String) -> KafkaMessage {
+        KafkaMessage(
+            topic: "r", partition: 0, offset: 0, key: nil, value: [], headers: [KafkaHeader("mv-correlation-id", id)])
+    }
+
+    @Test func aDueHedgeIsSentOnceAndTheSlowerReplyIsAHedgeLoser() async {
+        let waiters = ReplyWaiters()
+        let now = ContinuousClock.now
+        let sent = Atomic<Int>(0)
+        let hedge = ReplyWaiters.Hedge(at: now + .milliseconds(100)) { sent.add(1, ordering: .relaxed) }
+        #expect(waiters.register("a", limit: 4, timeout: (.seconds(5), now + .seconds(5)), hedge: hedge) == .registered)
+        waiters.expire(now: now + .milliseconds(99))
+        #expect(sent.load(ordering: .relaxed) == 0)
+        waiters.expire(now: now + .milliseconds(100))
+        waiters.expire(now: now + .milliseconds(110))
+        #expect(sent.load(ordering: .relaxed) == 1)
+        #expect(waiters.deliver(reply("a"), correlationId: "a") == nil)
+        guard case .reply = await waiters.wait("a") else {
+            Issue.record("expected the first reply")
+            return
+        }
+        #expect(waiters.deliver(reply("a"), correlationId: "a") == .hedgeLoser)
+    }
+
+    @Test func anAnsweredRequestIsNeverHedged() async {
+        let waiters = ReplyWaiters()
+        let now = ContinuousClock.now
+        let sent = Atomic<Int>(0)
+        let hedge = ReplyWaiters.Hedge(at: now + .milliseconds(100)) { sent.add(1, ordering: .relaxed) }
+        _ = waiters.register("a", limit: 4, hedge: hedge)
+        _ = waiters.register("b", limit: 4, hedge: hedge)
+        #expect(waiters.deliver(reply("a"), correlationId: "a") == nil)
+        waiters.unregister("b")
+        waiters.expire(now: now + .seconds(1))
+        #expect(sent.load(ordering: .relaxed) == 0)
+        _ = await waiters.wait("a")
+        // Without a hedge a second reply is a plain duplicate.
+        #expect(waiters.deliver(reply("a"), correlationId: "a") == .duplicate)
+    }
+}
