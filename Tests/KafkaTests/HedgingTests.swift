@@ -51,6 +51,22 @@ struct HedgingTests {
         #expect(odd.window == 1 && odd.minimumSamples == 1)
     }
 
+    @Test func theBudgetKeepsHedgesToATenthOfRequestsAfterABurst() {
+        var budget = HedgeBudget(ratio: 0.1, burst: 10)
+        var hedged = 0
+        // Every one of 1,000 requests wants a hedge (a whole service slow): the burst, then one in ten.
+        for _ in 0..<1000 {
+            budget.requested()
+            if budget.spend() { hedged += 1 }
+        }
+        #expect(hedged >= 100 && hedged <= 110, "\(hedged)")
+        // Healthy again: tokens build back up to the burst, no further.
+        for _ in 0..<1000 { budget.requested() }
+        var burst = 0
+        while budget.spend() { burst += 1 }
+        #expect(burst == 10)
+    }
+
     func reply(_ id: String) -> KafkaMessage {
         KafkaMessage(
             topic: "r", partition: 0, offset: 0, key: nil, value: [], headers: [KafkaHeader("mv-correlation-id", id)])

@@ -50,6 +50,18 @@ public enum KafkaAdmin {
         }
     }
 
+    /// The partition count of every topic in the cluster, by name.
+    public static func partitionCounts(configuration: KafkaConfiguration, timeout: Duration, logger: Logger)
+        async throws -> [String: Int32]
+    {
+        try await onDedicatedThread("kafka-admin") { () throws(KafkaError) -> [String: Int32] in
+            let handle = try RDKafkaHandle.make(
+                kind: RD_KAFKA_PRODUCER, properties: configuration.librdkafkaProperties(for: .admin),
+                context: CallbackContext(logger: logger))
+            return try clusterMetadata(handle, timeout: timeout).topics
+        }
+    }
+
     /// The partition count of `topic`, or nil when it does not exist.
     public static func partitionCount(
         configuration: KafkaConfiguration, topic: String, timeout: Duration, logger: Logger

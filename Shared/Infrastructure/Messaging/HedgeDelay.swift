@@ -58,3 +58,30 @@ package struct HedgeDelay: Sendable, Equatable {
         delay = min(max(sorted[max(0, rank - 1)], policy.floor), policy.cap)
     }
 }
+
+/// How many requests may be hedged: each request earns `ratio` of a token (up to `burst`), each hedge spends one, so
+/// hedges stay at most about `ratio` of requests. When a whole service is slow (overload rather than one stalled
+/// partition), every request outlives its hedge delay; without this bound each would add copies to the overload.
+package struct HedgeBudget: Sendable, Equatable {
+    package let ratio: Double
+    package let burst: Double
+    private var tokens: Double
+
+    package init(ratio: Double = 0.1, burst: Double = 10) {
+        self.ratio = max(0, ratio)
+        self.burst = max(1, burst)
+        self.tokens = self.burst
+    }
+
+    /// A request was sent.
+    package mutating func requested() {
+        tokens = min(burst, tokens + ratio)
+    }
+
+    /// Whether a due hedge may be sent (spending a token).
+    package mutating func spend() -> Bool {
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

@@ -3,47 +3,54 @@ import Synchronization
 
 /// How the gateway hedges idempotent reads (`OutgoingCommand.isIdempotentRead`): when the first copy has not
 /// answered within the command's `HedgeDelay`, it is sent again to other partitions of the command topic (owned, most
-/// likely, by another replica) and the first reply wins.
+/// likely, by another replica; the topics' partition counts are read from the cluster at start) and the first reply
+/// wins.
 public struct HedgeSettings: Sendable {
     /// Off: every command is sent once.
     public var enabled: Bool
-    /// Partitions of the command topics (the second copy's partition is chosen among them).
-    public var commandPartitions: Int32
     package var policy: HedgeDelay.Policy
 
-    public init(enabled: Bool = true, commandPartitions: Int32 = 8) {
-        self.init(enabled: enabled, commandPartitions: commandPartitions, policy: .standard)
+    public init(enabled: Bool = true) {
+        self.init(enabled: enabled, policy: .standard)
     }
 
-    package init(enabled: Bool, commandPartitions: Int32, policy: HedgeDelay.Policy) {
+    package init(enabled: Bool, policy: HedgeDelay.Policy) {
         self.enabled = enabled
-        self.commandPartitions = max(1, commandPartitions)
         self.policy = policy
     }
 
-    /// `GATEWAY_HEDGING` (`off` disables hedging; default on) and `KAFKA_COMMAND_PARTITIONS` (default 8, as for
-    /// the standard topics).
+    /// `GATEWAY_HEDGING` (`off` disables hedging; default on).
     public static func fromEnvironment(_ environment: Environment) -> HedgeSettings {
-        HedgeSettings(
-            enabled: environment.get("GATEWAY_HEDGING")?.lowercased() != "off",
-            commandPartitions: environment.get("KAFKA_COMMAND_PARTITIONS", default: Int32(8)))
+        HedgeSettings(enabled: environment.get("GATEWAY_HEDGING")?.lowercased() != "off")
     }
 }
 
 /// Per-command hedge delays under one lock, and the choice of the second copy's partition.
 final class Hedger: Sendable {
     let settings: HedgeSettings
+    /// Partition counts of the topics commands go to, read from the cluster's metadata at start: a hedge goes only
+    /// to a partition known to exist.
+    private let partitionCounts: [String: Int32]
     private let delays = Mutex<[String: HedgeDelay]>([:])
+    /// One budget for all hedged commands: hedges stay about a tenth of hedgeable requests.
+    private let budget = Mutex(HedgeBudget())
 
-    init(settings: HedgeSettings) {
+    init(settings: HedgeSettings, partitionCounts: [String: Int32]) {
         self.settings = settings
+        self.partitionCounts = partitionCounts
     }
 
-    /// How long a request of `command` waits before its second copy; nil when hedging is off or there is no other
-    /// partition to send it to.
-    func delay(for command: String) -> Duration? {
-        guard settings.enabled, settings.commandPartitions > 1 else { return nil }
+    /// How long a request of `command` to `topic` waits before its hedge; nil when hedging is off or the topic has
+    /// no other partition (or an unknown count).
+    func delay(for command: String, topic: String) -> Duration? {
+        guard settings.enabled, partitionCounts[topic, default: 0] > 1 else { return nil }
+        budget.withLock { $0.requested() }
         return delays.withLock { $0[command]?.delay } ?? settings.policy.initial
+    }
+
+    /// Whether a due hedge may go out (`HedgeBudget`); false means this request waits for its first copy alone.
+    func mayHedge() -> Bool {
+        budget.withLock { $0.spend() }
     }
 
     /// Records how long a request of `command` waited for its reply.
@@ -54,14 +61,14 @@ final class Hedger: Sendable {
         }
     }
 
-    /// The hedge's partitions: the next one and the one half the topic away from the first copy's, so that the
-    /// hedge reaches another replica whether the group spread the partitions round-robin (neighbours differ) or in
-    /// ranges (halves differ); any other partition when the first's is not yet known.
-    func partitions(awayFrom first: Int32?) -> [Int32] {
-        let count = settings.commandPartitions
-        guard let first, first >= 0, first < count else {
-            return [Int32.random(in: 0..<count)]
-        }
+    /// The hedge's partitions of `topic`: the next one and the one half the topic away from the first copy's, so
+    /// that the hedge reaches another replica whether the group spread the partitions round-robin (neighbours
+    /// differ) or in ranges (halves differ). When the first copy's delivery has not been reported yet (its
+    /// partition unknown, a slow broker), every partition: one of them is certainly another replica's.
+    func partitions(of topic: String, awayFrom first: Int32?) -> [Int32] {
+        let count = partitionCounts[topic, default: 1]
+        guard count > 1 else { return [] }
+        guard let first, first >= 0, first < count else { return Array(0..<count) }
         let next = (first + 1) % count
         let opposite = (first + count / 2) % count
         return opposite == next || opposite == first ? [next] : [next, opposite]

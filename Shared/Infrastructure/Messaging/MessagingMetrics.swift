@@ -30,7 +30,7 @@ enum MessagingMetrics {
         MetricsRegistry.shared.counter(
             "messaging_hedges_total",
             help:
-                "Second copies of idempotent reads, by outcome (sent, refused); losers: messaging_replies_dropped_total",
+                "Hedge copies of idempotent reads, by outcome (sent, refused, over_budget)",
             labels: ["service": service, "outcome": outcome])
     }
 

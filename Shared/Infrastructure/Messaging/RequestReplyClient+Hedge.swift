@@ -9,12 +9,16 @@ extension RequestReplyClient {
         _ command: OutgoingCommand, topic: String, headers: [KafkaHeader], deadline: ContinuousClock.Instant,
         firstCopy: FirstCopy
     ) -> ReplyWaiters.Hedge? {
-        guard command.isIdempotentRead, let delay = hedger.delay(for: command.name) else { return nil }
+        guard command.isIdempotentRead, let delay = hedger.delay(for: command.name, topic: topic) else { return nil }
         let (producer, hedger, logger) = (producer, hedger, logger)
         let service = command.service.rawValue
         return ReplyWaiters.Hedge(at: .now + delay) {
             let remainingMs = Int64((deadline - ContinuousClock.now) / .milliseconds(1))
             guard remainingMs > 0 else { return }
+            guard hedger.mayHedge() else {
+                MessagingMetrics.hedges(service: service, outcome: "over_budget").increment()
+                return
+            }
             let copy = headers.map { header in
                 switch header.key {
                 case MessageHeaders.budgetMs: KafkaHeader(MessageHeaders.budgetMs, String(remainingMs))
@@ -22,7 +26,7 @@ extension RequestReplyClient {
                 default: header
                 }
             }
-            for partition in hedger.partitions(awayFrom: firstCopy.partition) {
+            for partition in hedger.partitions(of: topic, awayFrom: firstCopy.partition) {
                 do {
                     // Its delivery report changes nothing: the first copy still waits, whatever becomes of this one.
                     try producer.enqueue(

@@ -105,11 +105,16 @@ public final class RequestReplyClient: Service {
                 "no kafka broker reachable; refusing new requests, waiting ones keep their budgets",
                 [LogKeys.requestsWaiting: .int(waiters?.count ?? 0)])
         }
+        // Hedges go only to partitions known to exist (topics auto-created by a broker get its default count).
+        let partitionCounts =
+            hedging.enabled
+            ? try await KafkaAdmin.partitionCounts(configuration: configuration, timeout: .seconds(30), logger: logger)
+            : [:]
         logger.info("request/reply client ready", [LogKeys.kafkaOffset: .int(Int(reader.startOffset ?? -1))])
         return RequestReplyClient(
             replyTopic: replyTopic, producer: producer, reader: reader, waiters: waiters,
             maxInFlight: max(1, maxInFlight), admission: Admission(target: queueTarget, maximum: max(1, maxInFlight)),
-            hedger: Hedger(settings: hedging), logger: logger, statistics: statistics)
+            hedger: Hedger(settings: hedging, partitionCounts: partitionCounts), logger: logger, statistics: statistics)
     }
 
     deinit {
