@@ -153,6 +153,7 @@ public final class RequestReplyClient: Service {
             KafkaHeader(MessageHeaders.sentAtMs, String(Timestamp.nowMillis())),
             KafkaHeader(MessageHeaders.command, command.name),
         ]
+        reader.expectMessage()  // an idle reply reader fetches continuously again before the reply is due
         do {
             try producer.enqueue(
                 topic: topic, key: command.key.map { Array($0.utf8) }, value: command.body, headers: headers
