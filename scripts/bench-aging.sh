@@ -2,15 +2,20 @@
 # Does the local stack stay fast with use? (docs/BENCHMARKS.md, "The dev broker ages"; issue 33.) Starts the whole
 # stack as a user gets it (scripts/run-local.sh: every service; the gateway with its admission limit, without the
 # per-client limits: GATEWAY_LIMITS=off) on free ports under .stack/bench-aging, then prints one table:
-#   idle CPU-s per second of the dev broker and of all services together (IDLE_SECONDS of /proc/<pid>/stat), and
-#   POST /v1/resolve-comparable at RATE/s (LoadGen): p50, p99 and the share of 503s,
-# for: the fresh stack; after AGING_REQUESTS answered requests offered at AGING_RATE/s; and, a few seconds after
-# a BURST_SECONDS burst at BURST_RATE/s (an overload), RATE/s again (it must be served with no 503).
+#   idle CPU-s per second of the dev broker and of all services together (IDLE_SECONDS of /proc/<pid>/stat), the
+#   first request's round trip after that idle spell, and POST /v1/resolve-comparable at RATE/s (LoadGen): p50,
+#   p99 and the share of 503s,
+# for: the fresh stack; after AGING_REQUESTS answered requests offered at AGING_RATE/s; and right after a
+# BURST_SECONDS burst at twice the fresh peak (an overload), RATE/s again for RECOVERY_SECONDS, one-second slices:
+# the second from which it is served with no 503 (the goal: within 10 s). The fresh peak is the highest of
+# PEAK_RATES served with no 503 and at least 99 % 200s (or PEAK_RATE when given).
 #
 #   scripts/bench-aging.sh [seconds per measurement (default 10)]
-#   env RATE (200), AGING_REQUESTS (100000), AGING_RATE (800), BURST_RATE (800), BURST_SECONDS (15),
-#   IDLE_SECONDS (10), MAPVEST_BIN_DIR (use these binaries; default: a release build),
-#   DEV_BROKER_RETENTION_S (the dev broker's retention; 0 shows the broker without it)
+#   env RATE (200), AGING_REQUESTS (100000), AGING_RATE (the fresh peak), PEAK_RATES ("300 400 500 600 800"),
+#   PEAK_RATE (skip the search), BURST_SECONDS (15), RECOVERY_SECONDS (10), IDLE_SECONDS (30),
+#   MAPVEST_BIN_DIR (use these binaries; default: a release build), DEV_BROKER_RETENTION_S (the dev broker's
+#   retention; 0 shows the broker without it), KAFKA_IDLE_FETCH_MAX_GAP_MS (0: consumers fetch back to back when
+#   idle, as before the idle pacer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -18,10 +23,10 @@ source scripts/lib/cpu.sh
 DURATION=${1:-10}
 RATE=${RATE:-200}
 AGING_REQUESTS=${AGING_REQUESTS:-100000}
-AGING_RATE=${AGING_RATE:-800}
-BURST_RATE=${BURST_RATE:-800}
+PEAK_RATES=${PEAK_RATES:-300 400 500 600 800}
 BURST_SECONDS=${BURST_SECONDS:-15}
-IDLE_SECONDS=${IDLE_SECONDS:-10}
+RECOVERY_SECONDS=${RECOVERY_SECONDS:-10}
+IDLE_SECONDS=${IDLE_SECONDS:-30}
 
 stack_install
 mkdir -p .stack
@@ -50,6 +55,7 @@ for _ in $(seq 1 600); do curl -fs "$URL/readyz" >/dev/null 2>&1 && break; sleep
 curl -fs "$URL/readyz" >/dev/null || { echo "the stack did not become ready; see $D/run-local.log"; exit 1; }
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (a shared box: other work disturbs latency)"
 echo "== dev broker retention: ${DEV_BROKER_RETENTION_S:-30} s (DEV_BROKER_RETENTION_S; 0 = none)"
+echo "== idle fetch pacer: longest gap ${KAFKA_IDLE_FETCH_MAX_GAP_MS:-100} ms (KAFKA_IDLE_FETCH_MAX_GAP_MS; 0 = off)"
 
 echo '{"brand":"Starbucks"}' >$D/comparable.json
 comparable() { # RATE SECONDS LABEL
@@ -58,6 +64,13 @@ comparable() { # RATE SECONDS LABEL
 }
 for _ in $(seq 1 60); do grep -q ' 200×10' <<<"$(comparable 5 2 warm-up)" && break; done
 
+# count STATUS OUTPUT: how many answers had STATUS in LoadGen's first line.
+count() { head -1 <<<"$2" | grep -oE " $1×[0-9]+" | grep -oE '[0-9]+$' || echo 0; }
+# first_request: milliseconds of one request's round trip (after an idle spell: how fast the stack wakes up).
+first_request() {
+  curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
+    --data-binary @$D/comparable.json "$URL/v1/resolve-comparable" | awk '{ printf "%.1f ms", $1 * 1000 }'
+}
 # idle_cpu: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's process).
 idle_cpu() {
   local broker services=() b0 b1 s0=0 s1=0 pid
@@ -81,24 +94,41 @@ measure() {
   BROKER_US=$(awk -v b=$(($(cpu_ticks "$broker") - b0)) -v t="$CPU_TICKS_PER_S" -v n="$(cpu_answered "$OUT")" \
     'BEGIN { printf "%.0f", n ? b / t * 1e6 / n : 0 }')
 }
-# row LABEL LOADGEN_OUTPUT IDLE: one line of the table.
+# row LABEL LOADGEN_OUTPUT IDLE FIRST: one line of the table.
 row() {
   local out=$2 p50 p99 total shed
   p50=$(grep -oE 'p50 [0-9.]+ ms' <<<"$out" | head -1 | cut -d' ' -f2)
   p99=$(grep -oE 'p99 [0-9.]+ ms' <<<"$out" | head -1 | cut -d' ' -f2)
   total=$(cpu_answered "$out")
-  shed=$(grep -oE '503×[0-9]+' <<<"$out" | grep -oE '[0-9]+$' || echo 0)
-  printf '| %s | %s | %s ms, %s ms, %s × 503 (%.1f %%) | %s |\n' "$1" "$3" "$p50" "$p99" "$shed" \
+  shed=$(count 503 "$out")
+  printf '| %s | %s | %s | %s ms, %s ms, %s × 503 (%.1f %%) | %s |\n' "$1" "$3" "$4" "$p50" "$p99" "$shed" \
     "$(awk -v s="$shed" -v t="$total" 'BEGIN { print t ? 100 * s / t : 0 }')" "$BROKER_US" >>$D/table.md
   echo "$out" | head -1
 }
 
-printf '| state | idle CPU-s/s: broker / services | %s/s: p50, p99, 503s | broker CPU-µs per request |\n' "$RATE" \
-  >$D/table.md
-echo '|---|---|---|---|' >>$D/table.md
+printf '| state | idle CPU-s/s: broker / services (total) | first request after %s s idle | %s/s: p50, p99, 503s | broker CPU-µs per request |\n' \
+  "$IDLE_SECONDS" "$RATE" >$D/table.md
+echo '|---|---|---|---|---|' >>$D/table.md
 idle=$(idle_cpu)
+first=$(first_request)
 measure "fresh ${RATE}/s"
-row "fresh stack" "$OUT" "$idle"
+row "fresh stack" "$OUT" "$idle" "$first"
+
+# The fresh peak: the highest rate served with no 503 and at least 99 % 200s.
+if [ -z "${PEAK_RATE:-}" ]; then
+  PEAK_RATE=$RATE
+  for rate in $PEAK_RATES; do
+    out=$(comparable "$rate" 5 "fresh peak search ${rate}/s")
+    echo "$out" | head -1
+    ok=$(count 200 "$out")
+    if [ "$(count 503 "$out")" = 0 ] && [ "$ok" -ge $((rate * 5 * 99 / 100)) ]; then PEAK_RATE=$rate; else break; fi
+    sleep 2
+  done
+fi
+AGING_RATE=${AGING_RATE:-$PEAK_RATE}
+BURST_RATE=$((2 * PEAK_RATE))
+echo "== fresh peak ${PEAK_RATE}/s; aging at ${AGING_RATE}/s; burst at ${BURST_RATE}/s"
+sleep 5
 
 answered=0 idle_rounds=0
 while [ "$answered" -lt "$AGING_REQUESTS" ] && [ "$idle_rounds" -lt 3 ]; do
@@ -112,12 +142,20 @@ done
 [ "$idle_rounds" -lt 3 ] || echo "== aging stopped: three rounds without a 200"
 sleep 5
 idle=$(idle_cpu)
+first=$(first_request)
 measure "aged ${RATE}/s"
-row "after $answered answered requests" "$OUT" "$idle"
+row "after $answered answered requests" "$OUT" "$idle" "$first"
 
-comparable "$BURST_RATE" "$BURST_SECONDS" "burst ${BURST_RATE}/s" | head -1
-sleep 5
-measure "after the burst ${RATE}/s"
-row "5 s after a ${BURST_SECONDS} s burst at ${BURST_RATE}/s" "$OUT" "$(idle_cpu)"
+comparable "$BURST_RATE" "$BURST_SECONDS" "burst ${BURST_RATE}/s (2 × the fresh peak)" | head -1
+out=$("$BIN/LoadGen" "$URL/v1/resolve-comparable" "$RATE" "$RECOVERY_SECONDS" --method POST \
+  --body-file $D/comparable.json --header "Content-Type: application/json" --label "after the burst ${RATE}/s" \
+  --timeline 1)
+echo "$out"
+# The first one-second slice from which every later slice has no 503 (none: never within RECOVERY_SECONDS).
+clean_from=$(grep -E '^ +t=' <<<"$out" | awk '{ t = $1 == "t=" ? $2 : substr($1, 3); if ($0 ~ / 503×/) c = ""; else if (c == "") c = t } END { print c == "" ? "never" : c " s" }')
+printf '| right after a %s s burst at %s/s (2 × the fresh peak of %s/s) | — | — | %s/s served with 0 × 503 from %s after the burst (slices of 1 s: %s) | — |\n' \
+  "$BURST_SECONDS" "$BURST_RATE" "$PEAK_RATE" "$RATE" "$clean_from" \
+  "$(grep -E '^ +t=' <<<"$out" | grep -oE '503×[0-9]+' | tr '\n' ' ' | sed 's/ $//; s/^$/no 503/')" >>$D/table.md
+echo "fresh peak ${PEAK_RATE}/s"
 echo
 cat $D/table.md

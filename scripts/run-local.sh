@@ -10,7 +10,8 @@
 # Services: gateway identify nearby rating briefs push research. Environment: PORT (3001, the first gateway; more replicas
 # take the next ports), ADMIN_PORT_BASE (9100: gateway, +1 identify … +5 push, +6 research; extra replicas from +10),
 # MAPVEST_BUILD (release), MAPVEST_BIN_DIR (use these binaries, skip the build), MAPVEST_LOCAL_DIR (.stack/local),
-# LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise). Set KAFKA_BROKERS,
+# LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise), LOG_LEVEL (warning on a
+# terminal: the URL, each replica ready, failing requests and errors; info otherwise). Set KAFKA_BROKERS,
 # POSTGRES_URL or REDIS_URL to use your own servers.
 set -euo pipefail
 
@@ -37,6 +38,21 @@ log_filter() {
   fi
 }
 
+# announce_ready TAG ADMIN_PORT PID: says once when the replica answers /readyz (polls only until then, or until
+# the process is gone), so a person sees each service come up, and come back after a restart.
+announce_ready() {
+  local tag=$1 admin=$2 pid=$3
+  for _ in $(seq 1 600); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    if curl -fs -m 1 "http://127.0.0.1:$admin/readyz" >/dev/null 2>&1; then
+      stack_log "$tag ready"
+      return 0
+    fi
+    sleep 0.2
+  done
+  stack_log "$tag not ready after 2 minutes (admin http://127.0.0.1:$admin/readyz)"
+}
+
 # supervise TAG COLOUR ADMIN_PORT PUBLIC_PORT BINARY: runs the binary, and restarts it with back-off (0.5 s doubling
 # to 30 s; reset after a minute of uptime) whenever it exits, until it receives SIGTERM itself. Runs as its own
 # process (`--supervise`) with the runner's death as its SIGTERM (PR_SET_PDEATHSIG via setpriv), and starts the
@@ -53,6 +69,7 @@ supervise() {
     setsid setpriv --pdeathsig TERM env "${env[@]}" "$BIN/$bin" > >(trap '' INT; log_filter "$tag" "$colour") 2>&1 &
     child=$!
     echo "$child" >"$RUN_DIR/pids/$tag.pid"
+    announce_ready "$tag" "$admin" "$child" &
     wait "$child" 2>/dev/null || rc=$?
     child=""
     local ran=$((SECONDS - started)) why="exited with code $rc"
@@ -123,6 +140,9 @@ RUN_DIR=${MAPVEST_LOCAL_DIR:-.stack/local}
 pretty=0
 if [ "${LOG_FORMAT:-}" = text ] || { [ -z "${LOG_FORMAT:-}" ] && [ -t 1 ]; }; then pretty=1; fi
 if [ $pretty = 1 ]; then export LOG_FORMAT=text; else export LOG_FORMAT=json; fi
+# A person at a terminal reads warnings and errors (failing requests among them); every partition assignment and
+# startup step stays available with LOG_LEVEL=info.
+if [ $pretty = 1 ]; then export LOG_LEVEL=${LOG_LEVEL:-warning}; fi
 colours=(36 33 35 32 34 91 96 93 95 92)
 
 # One replica per line: TAG BINARY ADMIN_PORT PUBLIC_PORT (public port only for gateways, "-" otherwise).

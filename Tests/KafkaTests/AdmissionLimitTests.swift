@@ -78,24 +78,78 @@ struct AdmissionLimitTests {
         #expect(limit.limit <= 10)
     }
 
-    @Test func anIdleCapDoesNotGrow() {
+    @Test func aCapLeftLowReturnsToItsMaximumWithinASecondOfPromptReplies() {
         var limit = AdmissionLimit(target: .milliseconds(25), minimum: 4, maximum: 100)
         for _ in 0..<50 { _ = limit.acquire() }
         limit.release(.timedOut, now: start)
         limit.release(.timedOut, now: start + .milliseconds(100))
         #expect(limit.limit == 80)
-        // One request at a time (far below half the cap): fast replies leave the cap where it is.
         for _ in 0..<48 { limit.release(.failed, now: start) }
-        for _ in 0..<20 {
+        // One request at a time, answered promptly every 10 ms: the first clean interval ends the queueing verdict,
+        // each later one doubles the cap, up to the maximum.
+        var now = start + .milliseconds(100)
+        for _ in 0..<30 {
+            now += .milliseconds(10)
             _ = limit.acquire()
-            limit.release(.replied(queued: .milliseconds(1)), now: start + .seconds(1))
+            limit.release(.replied(queued: .milliseconds(1)), now: now)
         }
-        #expect(limit.limit == 80)
+        #expect(!limit.isQueueing)
+        #expect(limit.limit == 100)
+    }
+
+    /// 200 requests/s answered in 2 ms, except one 100 ms stretch a second where replies take 150 ms and report
+    /// 40 ms of queueing (a busy host's jitter: up to 30 in flight). Returns the refusals per second.
+    private func drive(
+        _ limit: inout AdmissionLimit, from: ContinuousClock.Instant, seconds: Int
+    ) -> (refused: [Int], end: ContinuousClock.Instant) {
+        var pending: [(at: ContinuousClock.Instant, queued: Duration)] = []
+        var refused = Array(repeating: 0, count: seconds)
+        var now = from
+        for tick in 0..<(seconds * 1000) {
+            now += .milliseconds(1)
+            let jitter = (300..<400).contains(tick % 1000)
+            if tick % 5 == 0 {
+                if limit.acquire() {
+                    pending.append(
+                        jitter
+                            ? (now + .milliseconds(150), .milliseconds(40)) : (now + .milliseconds(2), .milliseconds(1))
+                    )
+                } else {
+                    refused[tick / 1000] += 1
+                }
+            }
+            while let due = pending.firstIndex(where: { $0.at <= now }) {
+                limit.release(.replied(queued: pending.remove(at: due).queued), now: now)
+            }
+        }
+        for left in pending { limit.release(.replied(queued: left.queued), now: now) }
+        return (refused, now)
+    }
+
+    @Test func afterAnOverloadTheLoadServedFreshIsServedAgainWithNoRefusal() {
+        var limit = AdmissionLimit(target: .milliseconds(25), minimum: 16, maximum: 256)
+        let fresh = drive(&limit, from: start, seconds: 3)
+        #expect(fresh.refused == [0, 0, 0])
+        // The overload: 15 s of replies queued past the target, the cap driven to its minimum.
+        var now = fresh.end
+        for _ in 0..<256 { _ = limit.acquire() }
+        for _ in 0..<150 {
+            now += .milliseconds(100)
+            limit.release(.replied(queued: .milliseconds(400)), now: now)
+            _ = limit.acquire()
+        }
+        while limit.inFlight > 0 { limit.release(.timedOut, now: now) }
+        #expect(limit.limit == 16)
+        #expect(limit.isQueueing)
+        // The same load, jitter included: the cap is back where it started before the first jittery stretch.
+        let after = drive(&limit, from: now, seconds: 5)
+        #expect(after.refused == [0, 0, 0, 0, 0])
+        #expect(limit.limit == 256)
     }
 
     /// An overload ends (a 15 s burst drove the cap to its minimum); the service then answers promptly again. With a
     /// fake clock: a steady demand of 60 requests in flight is refused during the first 200 ms at most, then never,
-    /// and the cap has followed the demand back up (it grows with use, not with idle time).
+    /// and the cap is back at its maximum.
     @Test func theCapRecoversWithinSecondsOfAnOverload() {
         var limit = AdmissionLimit(target: .milliseconds(25), minimum: 16, maximum: 256)
         var now = start
@@ -129,6 +183,6 @@ struct AdmissionLimitTests {
         }
         #expect(refusedByWindow.dropFirst(2).allSatisfy { $0 == 0 })
         #expect(limit.inFlight == 60)
-        #expect(limit.limit >= 60)
+        #expect(limit.limit == 256)
     }
 }

@@ -148,7 +148,10 @@ import UpstreamFakes
                     deadTokens.contains($0.to) ? FakeExpo.deviceNotRegistered : .object(["status": .string("ok")])
                 })
         }
-        try await Self.withReplica(extra: ["EXPO_RECEIPT_DELAY_MS": "0"], expo: expo) { rt, expo, _ in
+        // Receipts are polled with a token (dev without one does not poll them).
+        try await Self.withReplica(extra: ["EXPO_RECEIPT_DELAY_MS": "0", "EXPO_ACCESS_TOKEN": "dev-token"], expo: expo)
+        {
+            rt, expo, _ in
             let user = Make.user()
             let (t1, t2, t3) = (Make.expoToken(), Make.expoToken(), Make.expoToken())
             let id1 = try await rt.store.registerEnabled(user, t1)

@@ -136,6 +136,13 @@ import UpstreamFakes
         #expect(!PushConfiguration.gate(isDevelopment: false, securityEnabled: true, accessToken: "").0)
         #expect(!PushConfiguration.gate(isDevelopment: false, securityEnabled: false, accessToken: "t").0)
         #expect(PushConfiguration.gate(isDevelopment: true, securityEnabled: false, accessToken: nil).0)
+        // Dev without a token (a laptop's stack) never asks Expo for receipts; with one, or in production, it does.
+        #expect(!PushConfiguration(Environment(["MAPVEST_ENV": "dev"])).pollsReceipts)
+        #expect(PushConfiguration(Environment(["MAPVEST_ENV": "dev", "EXPO_ACCESS_TOKEN": "t"])).pollsReceipts)
+        #expect(
+            PushConfiguration(
+                Environment(["EXPO_PUSH_SECURITY_ENABLED": "1", "EXPO_ACCESS_TOKEN": "t"])
+            ).pollsReceipts)
         // Production never runs with a lease under 90 s; dev (tests) may.
         #expect(PushConfiguration(Environment(["PUSH_LEASE_MS": "1000"])).lease == .seconds(90))
         #expect(PushConfiguration(Environment(["PUSH_LEASE_MS": "1000", "MAPVEST_ENV": "dev"])).lease == .seconds(1))

@@ -40,6 +40,9 @@ public struct PushConfiguration: Sendable {
     public var dispatchEnabled: Bool
     /// Why the gate is closed, for the startup log line.
     var gateReason: String?
+    /// Whether maintenance fetches Expo's receipts: with the gate open, except in dev without `EXPO_ACCESS_TOKEN`
+    /// (a laptop's stack: no warning every pass on a machine that cannot reach Expo).
+    public var pollsReceipts: Bool
     /// `EXPO_PACE_PER_SECOND` (600): notifications/s across all replicas; 0 = unpaced (benchmarks).
     public var pacePerSecond: Int
     /// `EXPO_PACE_KEY` (mapvest:push:expo-pace): the Redis bucket every replica of one Expo project shares.
@@ -74,6 +77,7 @@ public struct PushConfiguration: Sendable {
         (dispatchEnabled, gateReason) = Self.gate(
             isDevelopment: env.isDevelopment, securityEnabled: env.get("EXPO_PUSH_SECURITY_ENABLED") == "1",
             accessToken: token)
+        pollsReceipts = dispatchEnabled && !(env.isDevelopment && (token ?? "").isEmpty)
         pacePerSecond = max(0, env.get("EXPO_PACE_PER_SECOND", default: 600))
         paceKey = env.get("EXPO_PACE_KEY", default: "mapvest:push:expo-pace")
         receiptDelay = env.milliseconds("EXPO_RECEIPT_DELAY_MS", default: .seconds(15 * 60))

@@ -47,6 +47,8 @@ public struct PushRuntime: Sendable {
             logger.error(
                 "expo dispatch DISABLED by the production gate: nothing will be sent and every notification counts as failed",
                 [LogKeys.reason: .string(reason)])
+        } else if !configuration.pollsReceipts {
+            logger.info("EXPO_ACCESS_TOKEN is not set: Expo receipts are not polled (dev)")
         }
         return PushRuntime(
             configuration: configuration, schema: schema, db: db, handoffPool: handoffPool, redis: redis, expo: expo,
@@ -55,7 +57,7 @@ public struct PushRuntime: Sendable {
                 store: store, logger: logger, onHeartbeat: configuration.schedulerEnabled ? onHeartbeat : nil),
             maintenance: PushMaintenance(
                 db: db, schema: schema, expo: expo, interval: configuration.maintenanceInterval,
-                pollReceipts: configuration.dispatchEnabled, logger: logger))
+                pollReceipts: configuration.pollsReceipts, logger: logger))
     }
 
     /// Closes the pools and the Redis client.

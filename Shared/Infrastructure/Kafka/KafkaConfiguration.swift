@@ -17,7 +17,9 @@ import Runtime
 ///   replica's partitions move within 10 s instead of librdkafka's 45 s; brokers refuse less than 6 s by default);
 /// - development profile (`isDevelopment`, tuned for the mock dev broker): consumers `fetch.wait.max.ms=1`,
 ///   `session.timeout.ms=1500`, `heartbeat.interval.ms=500`, `max.poll.interval.ms=7000`; everyone
-///   `topic.metadata.refresh.interval.ms=2000`.
+///   `topic.metadata.refresh.interval.ms=2000`; consumers pause their assignment between probes while idle
+///   (`idleFetch`, `IdleFetchPacer`: the dev broker answers an empty fetch only after `fetch.wait.max.ms`, so
+///   fetching back to back would keep it busy with nothing to do).
 public struct KafkaConfiguration: Sendable {
     /// `bootstrap.servers`: comma-separated `host:port` list.
     public var brokers: String
@@ -27,6 +29,9 @@ public struct KafkaConfiguration: Sendable {
     public var isDevelopment: Bool
     /// This replica's stable identity for static group membership (`KAFKA_GROUP_INSTANCE_ID`); nil: dynamic.
     var groupInstanceId: String?
+    /// How consumers fetch while idle (`IdleFetchPacer`); nil: continuously, librdkafka's way (production, where
+    /// the broker answers a waiting fetch as soon as data arrives). The development profile's default is on.
+    package var idleFetch: IdleFetchPacer.Settings?
 
     public init(
         brokers: String, properties: [String: String] = [:], isDevelopment: Bool = false, groupInstanceId: String? = nil
@@ -35,6 +40,7 @@ public struct KafkaConfiguration: Sendable {
         self.properties = properties
         self.isDevelopment = isDevelopment
         self.groupInstanceId = groupInstanceId
+        self.idleFetch = isDevelopment ? IdleFetchPacer.Settings() : nil
     }
 
     /// Reads:
@@ -42,7 +48,9 @@ public struct KafkaConfiguration: Sendable {
     /// - `KAFKA_CONFIG_<NAME>`: passthrough librdkafka properties (`NAME` lower-cased, `_` → `.`, so
     ///   `KAFKA_CONFIG_SECURITY_PROTOCOL=ssl` sets `security.protocol=ssl`);
     /// - `MAPVEST_ENV=dev`: the development profile;
-    /// - `KAFKA_GROUP_INSTANCE_ID`: static membership for this replica (e.g. a StatefulSet pod name).
+    /// - `KAFKA_GROUP_INSTANCE_ID`: static membership for this replica (e.g. a StatefulSet pod name);
+    /// - `KAFKA_IDLE_FETCH_MAX_GAP_MS`: an idle consumer's longest pause between probes (`IdleFetchPacer`; default
+    ///   100 in the development profile, off otherwise; 0 turns it off).
     public static func fromEnvironment(_ env: Environment) -> KafkaConfiguration {
         var brokers = env.get("KAFKA_BROKERS")
         if brokers == nil, let file = env.get("KAFKA_BOOTSTRAP_FILE"),
@@ -55,9 +63,14 @@ public struct KafkaConfiguration: Sendable {
         for (name, value) in env.withPrefix("KAFKA_CONFIG_") where !name.isEmpty {
             properties[name.lowercased().replacingOccurrences(of: "_", with: ".")] = value
         }
-        return KafkaConfiguration(
+        var configuration = KafkaConfiguration(
             brokers: brokers ?? "127.0.0.1:9092", properties: properties, isDevelopment: env.isDevelopment,
             groupInstanceId: env.get("KAFKA_GROUP_INSTANCE_ID").flatMap { $0.isEmpty ? nil : $0 })
+        if env.get("KAFKA_IDLE_FETCH_MAX_GAP_MS") != nil {
+            let gap = env.milliseconds("KAFKA_IDLE_FETCH_MAX_GAP_MS", default: .zero)
+            configuration.idleFetch = gap > .zero ? IdleFetchPacer.Settings(maxGap: gap) : nil
+        }
+        return configuration
     }
 
     /// The kind of librdkafka client a property set is for.
@@ -87,6 +100,8 @@ public struct KafkaConfiguration: Sendable {
                 p["partition.assignment.strategy"] = "cooperative-sticky"
                 if let groupInstanceId { p["group.instance.id"] = groupInstanceId }
             }
+            // The idle pacer ends a probe when every partition reported its end (emitted again after each resume).
+            if idleFetch != nil { p["enable.partition.eof"] = "true" }
             if isDevelopment {
                 p["fetch.wait.max.ms"] = "1"
                 p["session.timeout.ms"] = "1500"

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A consumer-group member that hands messages to a handler concurrently and commits only finished work.
 ///
-/// - A dedicated thread polls (`rd_kafka_consumer_poll`, 100 ms) and is the only caller of the consumer's
+/// - A dedicated thread polls (`rd_kafka_consumer_poll`, at most 100 ms) and is the only caller of the consumer's
 ///   C API apart from `committedOffset`; handlers run as tasks on the cooperative pool, up to `maxInFlight` at once.
 /// - Offsets are committed manually (`enable.auto.commit=false`, `enable.auto.offset.store=false`,
 ///   `auto.offset.reset=earliest`), per partition only up to the lowest unfinished message (`OffsetTracker`),
@@ -13,6 +13,8 @@ import Synchronization
 /// - Handlers never exceed the cap; messages received meanwhile wait in a local buffer of up to `maxInFlight`.
 ///   When the buffer is full the assignment is paused (`rd_kafka_pause_partitions`) and the loop keeps polling,
 ///   so `max.poll.interval.ms` is never exceeded; once the buffer is half drained it is resumed.
+/// - With `KafkaConfiguration.idleFetch` (the development profile), an idle assignment is paused between short
+///   fetch probes (`IdleFetchPacer`) and resumed by the first message found.
 /// - On revocation (eager or cooperative, per `rd_kafka_rebalance_protocol`) the callback waits for the revoked
 ///   partitions' handlers (bounded by `revokeTimeout`), commits synchronously, then unassigns. Lost partitions are
 ///   not committed.
@@ -56,7 +58,7 @@ public final class KafkaGroupConsumer: Service {
         let revoke = min(revokeTimeout, configuration.maxPollInterval(groupId: groupId) / 2)
         let core = ConsumerCore(
             handle: handle, queue: queue, groupId: groupId, topics: topics, logger: logger,
-            drainTimeout: drainTimeout, revokeTimeout: revoke)
+            drainTimeout: drainTimeout, revokeTimeout: revoke, idleFetch: configuration.idleFetch)
         return KafkaGroupConsumer(name: "kafka-consumer.\(groupId)", core: core)
     }
 

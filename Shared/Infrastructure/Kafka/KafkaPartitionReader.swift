@@ -8,7 +8,8 @@ import Synchronization
 /// a reply reaches its waiting request without a hop through another task (one thread wake-up less per reply).
 ///
 /// The end offset is resolved explicitly (high watermark) before the assignment, so everything produced after
-/// `waitUntilReady` returns is read.
+/// `waitUntilReady` returns is read. With `KafkaConfiguration.idleFetch` (the development profile) an idle reader
+/// pauses between fetch probes (`IdleFetchPacer`); `expectMessage()` has it fetch continuously again at once.
 public final class KafkaPartitionReader: Sendable {
     private let core: ReaderCore
 
@@ -33,7 +34,8 @@ public final class KafkaPartitionReader: Sendable {
             throw KafkaError(code: .state, detail: "no consumer queue", isRetriable: false)
         }
         let core = ReaderCore(
-            handle: handle, queue: queue, topic: topic, partition: partition, deliver: deliver, logger: logger)
+            handle: handle, queue: queue, topic: topic, partition: partition, deliver: deliver, logger: logger,
+            idleFetch: configuration.idleFetch)
         startThread("kafka-reader-poll") { [core] in core.pollLoop() }
         return KafkaPartitionReader(core: core)
     }
@@ -53,6 +55,11 @@ public final class KafkaPartitionReader: Sendable {
         guard done == true, core.startOffset != nil else {
             throw KafkaError(code: .timedOut, detail: "partition reader not positioned")
         }
+    }
+
+    /// A message is due soon (a request was just sent): an idle reader fetches continuously again at once.
+    public func expectMessage() {
+        core.expectMessage()
     }
 
     /// The offset reading started from, once positioned.
@@ -80,13 +87,16 @@ final class ReaderCore: Sendable {
     /// Cuts the back-off between end-offset queries short when a stop is requested.
     private let stopWakeup = ThreadWakeup()
     private let position = Mutex<Int64?>(nil)
+    /// Pauses the idle partition between probes; nil fetches continuously. `paused` is the state last applied.
+    private let pace: Mutex<(pacer: IdleFetchPacer, paused: Bool)?>
     let ready = OneShotSignal()
     let stopped = OneShotSignal()
 
     init(
         handle: RDKafkaHandle, queue: RDKafkaQueue, topic: String, partition: Int32,
-        deliver: @escaping @Sendable (KafkaMessage) -> Void, logger: Logger
+        deliver: @escaping @Sendable (KafkaMessage) -> Void, logger: Logger, idleFetch: IdleFetchPacer.Settings?
     ) {
+        self.pace = Mutex(idleFetch.map { (IdleFetchPacer(settings: $0, now: .now), false) })
         self.handle = handle
         self.queue = queue
         self.topic = topic
@@ -104,6 +114,37 @@ final class ReaderCore: Sendable {
     }
 
     private var stopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    func expectMessage() {
+        let now = ContinuousClock.now
+        let resume = pace.withLock { $0?.pacer.activity(now: now) } == .resume
+        if resume { queue.wake() }
+    }
+
+    /// Moves the pacer on and pauses or resumes the partition to match; returns how long the next poll may block.
+    /// `event`: a message arrived (fetch on), the partition's end was reported (a probe's answer), or neither.
+    private func applyPace(_ rk: OpaquePointer, _ list: RDKafkaTopicPartitionList, event: rd_kafka_resp_err_t?) -> Int32
+    {
+        let now = ContinuousClock.now
+        let (change, next) = pace.withLock { pace -> (Bool?, Int32) in
+            guard var current = pace else { return (nil, 100) }
+            if event == RD_KAFKA_RESP_ERR_NO_ERROR { _ = current.pacer.activity(now: now) }
+            if event == RD_KAFKA_RESP_ERR__PARTITION_EOF { _ = current.pacer.probeAnswered(now: now) }
+            _ = current.pacer.tick(now: now)
+            let paused = !current.pacer.isFetching
+            let change = paused == current.paused ? nil : paused
+            current.paused = paused
+            pace = current
+            return (change, min(100, current.pacer.nextChange.remainingMilliseconds + 1))
+        }
+        if change == true { _ = rd_kafka_pause_partitions(rk, list.raw) }
+        if change == false {
+            _ = rd_kafka_resume_partitions(rk, list.raw)
+            let query = RDKafkaTopicPartitionList([(TopicPartition(topic: topic, partition: partition), nil)])
+            withExtendedLifetime(query) { wakeFetchers(rk, query.raw) }
+        }
+        return next
+    }
 
     func pollLoop() {
         let rk = handle.raw
@@ -136,10 +177,15 @@ final class ReaderCore: Sendable {
         position.withLock { $0 = high }
         ready.fire()
         logger.debug("kafka reader positioned", [LogKeys.kafkaOffset: .int(Int(high))])
+        var timeout: Int32 = 100
         while !stopping {
-            guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
+            guard let message = rd_kafka_consumer_poll(rk, timeout) else {
+                timeout = applyPace(rk, list, event: nil)
+                continue
+            }
             defer { rd_kafka_message_destroy(message) }
             let err = message.pointee.err
+            timeout = applyPace(rk, list, event: err)
             if err == RD_KAFKA_RESP_ERR_NO_ERROR {
                 let received = KafkaMessage(copying: message)
                 KafkaMetrics.consumedCounter(received.topic).increment()

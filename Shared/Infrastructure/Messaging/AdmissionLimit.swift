@@ -9,7 +9,10 @@
 /// a single slow reply among fast ones (scheduling jitter on a busy host) does not. Every reply queued less than
 /// `target` grows the cap additively while it is at least half used, and while the last interval showed no
 /// standing queue a request over the cap raises it by one instead of being refused, so the cap follows demand back
-/// up at once after an overload (or a replica's death) has passed, up to `maximum` (where it starts).
+/// up at once after an overload (or a replica's death) has passed, up to `maximum` (where it starts). Each further
+/// interval without a standing queue doubles the cap, so within about a second of replies it is back at `maximum`,
+/// where it was before the overload: a cap left low would shed at a load the fresh gateway served, at the first
+/// jittery interval.
 package struct AdmissionLimit: Sendable, Equatable {
     package let target: Duration
     package let minimum: Int
@@ -25,6 +28,8 @@ package struct AdmissionLimit: Sendable, Equatable {
 
     package static let decrease = 0.8
     package static let increase = 0.5
+    /// The growth per interval without a standing queue that follows another such interval.
+    package static let recovery = 2.0
 
     package init(target: Duration, minimum: Int = 16, maximum: Int, interval: Duration = .milliseconds(100)) {
         self.target = target
@@ -73,8 +78,13 @@ package struct AdmissionLimit: Sendable, Equatable {
             return
         }
         guard now >= end else { return }
+        let wasQueueing = isQueueing
         isQueueing = windowCongested
-        if windowCongested { limit = max(Double(minimum), limit * Self.decrease) }
+        if windowCongested {
+            limit = max(Double(minimum), limit * Self.decrease)
+        } else if !wasQueueing {
+            limit = min(Double(maximum), limit * Self.recovery)
+        }
         windowEnd = now + interval
         windowCongested = true
     }

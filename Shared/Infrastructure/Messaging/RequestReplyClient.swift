@@ -177,6 +177,7 @@ public final class RequestReplyClient: Service {
         MessagingMetrics.requestsWaiting.add(1)
         defer { MessagingMetrics.requestsWaiting.add(-1) }
 
+        reader.expectMessage()  // an idle reply reader fetches continuously again before the reply is due
         do {
             try producer.enqueue(
                 topic: topic, key: command.key.map { Array($0.utf8) }, value: command.body, headers: headers

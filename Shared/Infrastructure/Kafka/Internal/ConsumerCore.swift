@@ -14,6 +14,13 @@ final class ConsumerCore: Sendable {
         var failure: KafkaError?
         /// A revocation waits for handlers: each finish wakes it.
         var awaitingHandlers = false
+        /// Pauses an idle assignment between probes (dev broker); nil fetches continuously.
+        var pacer: IdleFetchPacer?
+        /// Whether the whole assignment was last paused (true) or resumed (false); nil after an assignment change.
+        var appliedPause: Bool? = false
+        /// Partitions resumed for the current probe, and how many reported their end since.
+        var probePartitions = 0
+        var probeAnswers = 0
     }
 
     let handle: RDKafkaHandle
@@ -31,7 +38,7 @@ final class ConsumerCore: Sendable {
 
     init(
         handle: RDKafkaHandle, queue: RDKafkaQueue, groupId: String, topics: [String], logger: Logger,
-        drainTimeout: Duration, revokeTimeout: Duration
+        drainTimeout: Duration, revokeTimeout: Duration, idleFetch: IdleFetchPacer.Settings?
     ) {
         self.handle = handle
         self.queue = queue
@@ -42,6 +49,7 @@ final class ConsumerCore: Sendable {
         self.revokeTimeout = revokeTimeout
         self.inFlightGauge = KafkaMetrics.handlerInFlight(group: groupId)
         self.lag = ConsumerLag(group: groupId, topics: topics)
+        state.withLock { $0.pacer = idleFetch.map { IdleFetchPacer(settings: $0, now: .now) } }
     }
 
     var failure: KafkaError? { state.withLock { $0.failure } }
@@ -114,7 +122,8 @@ final class ConsumerCore: Sendable {
         while !isStopping {
             serviceCommitsAndPause(rk)
             lag.sampleIfDue(rk)
-            guard let message = rd_kafka_consumer_poll(rk, 100) else { continue }
+            let timeout = state.withLock { $0.pacer?.nextChange.remainingMilliseconds } ?? 100
+            guard let message = rd_kafka_consumer_poll(rk, min(100, timeout + 1)) else { continue }
             handlePolled(message)
             rd_kafka_message_destroy(message)
         }
@@ -124,7 +133,7 @@ final class ConsumerCore: Sendable {
     private func handlePolled(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
         let err = message.pointee.err
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return partitionEnded() }
             let error = KafkaError(err, detail: errorText(message))
             if let fatal = handle.fatalError() {
                 logger.error("kafka consumer fatal error", [LogKeys.error: .string(fatal.debugDescription)])
@@ -142,12 +151,23 @@ final class ConsumerCore: Sendable {
         admit(received)
     }
 
+    /// During an idle probe, one more partition's fetch came back empty; all of them end the probe.
+    private func partitionEnded() {
+        state.withLock { s in
+            guard s.pacer?.isProbing == true else { return }
+            s.probeAnswers += 1
+            if s.probeAnswers >= s.probePartitions { _ = s.pacer?.probeAnswered(now: .now) }
+        }
+    }
+
     private func errorText(_ message: UnsafeMutablePointer<rd_kafka_message_t>) -> String? {
         rd_kafka_message_errstr(message).map { String(cString: $0) }
     }
 
     private func admit(_ message: KafkaMessage) {
+        let now = ContinuousClock.now
         let start: (Handler, ConsumerLifecycle.Work)? = state.withLock { s in
+            _ = s.pacer?.activity(now: now)
             guard let handler = s.handler, case .run(let work) = s.lifecycle.admit(message) else { return nil }
             return (handler, work)
         }
@@ -174,24 +194,39 @@ final class ConsumerCore: Sendable {
         if awaited { handlersFinished.signal() }
     }
 
-    /// Commits finished work asynchronously and pauses or resumes the assignment around the cap.
+    /// Commits finished work asynchronously and pauses or resumes the assignment: paused at the cap, while
+    /// stopping, and while the idle pacer rests.
     private func serviceCommitsAndPause(_ rk: OpaquePointer) {
-        let (commits, action) = state.withLock { $0.lifecycle.tick(now: .now) }
+        let now = ContinuousClock.now
+        let (commits, change) = state.withLock { s in
+            let commits = s.lifecycle.tick(now: now).commits
+            _ = s.pacer?.tick(now: now)
+            let paused = s.lifecycle.pausedForCap || s.lifecycle.isStopping || s.pacer?.isFetching == false
+            guard paused != s.appliedPause else { return (commits, Bool?.none) }
+            s.appliedPause = paused
+            return (commits, paused)
+        }
         if !commits.isEmpty { commit(rk, commits, async: true) }
-        switch action {
-        case .none: break
-        case .pause: setPaused(rk, true)
-        case .resume: setPaused(rk, false)
+        if let paused = change {
+            let partitions = setPaused(rk, paused)
+            state.withLock { s in (s.probePartitions, s.probeAnswers) = (partitions, 0) }
         }
     }
 
-    private func setPaused(_ rk: OpaquePointer, _ paused: Bool) {
+    /// Pauses or resumes the whole assignment; returns its size.
+    @discardableResult
+    private func setPaused(_ rk: OpaquePointer, _ paused: Bool) -> Int {
         var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        guard rd_kafka_assignment(rk, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return }
+        guard rd_kafka_assignment(rk, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return 0 }
         defer { rd_kafka_topic_partition_list_destroy(assignment) }
-        guard assignment.pointee.cnt > 0 else { return }
-        _ = paused ? rd_kafka_pause_partitions(rk, assignment) : rd_kafka_resume_partitions(rk, assignment)
-        logger.debug(paused ? "kafka consumer paused at in-flight cap" : "kafka consumer resumed")
+        guard assignment.pointee.cnt > 0 else { return 0 }
+        if paused {
+            _ = rd_kafka_pause_partitions(rk, assignment)
+        } else {
+            _ = rd_kafka_resume_partitions(rk, assignment)
+            wakeFetchers(rk, assignment)
+        }
+        return Int(assignment.pointee.cnt)
     }
 
     @discardableResult
@@ -250,7 +285,13 @@ final class ConsumerCore: Sendable {
             if let error = applyRebalance(rk, assign: true, partitions) {
                 logger.error("kafka assign failed", [LogKeys.error: .string(error.debugDescription)])
             }
-            let pause = state.withLock { $0.lifecycle.assigned(tps) }
+            let now = ContinuousClock.now
+            let pause = state.withLock { s in
+                // New partitions are fetched at once; the next turn sets the whole assignment to one state.
+                _ = s.pacer?.activity(now: now)
+                s.appliedPause = nil
+                return s.lifecycle.assigned(tps)
+            }
             // A partition's pause flag outlives its assignment (it may have been revoked while paused): set it
             // explicitly to the current state.
             if !tps.isEmpty {
@@ -301,7 +342,7 @@ final class ConsumerCore: Sendable {
 
     private func drainAndClose(_ rk: OpaquePointer) {
         state.withLock { $0.lifecycle.drain() }
-        setPaused(rk, true)
+        serviceCommitsAndPause(rk)
         let deadline = ContinuousClock.now + drainTimeout
         // Keep polling (rebalances, commit results) while handlers finish; messages polled now are not handled
         // and, being beyond every tracked offset, are never committed.
