@@ -275,7 +275,7 @@ let package = Package(
             "SystemTests",
             [
                 "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
-                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes", "Tracing",
             ]),
     ],
     swiftLanguageModes: [.v6]

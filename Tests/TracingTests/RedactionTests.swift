@@ -33,6 +33,8 @@ struct RedactionTests {
         ("/v1/auth/verify?email=a@b.co&code=123456", "/v1/auth/verify?[redacted]"),
         ("delivery 0b6f2a4e-3c1d-4f7e-9a8b-5c6d7e8f9a0b failed", "delivery [redacted] failed"),
         ("sk-or-v1-4f3a9b2c8d7e6f5a4b3c2d1e0f", "[redacted]"),
+        ("id=ptk_9Zq3rT7mW2xK8vB4nL", "[redacted]"),
+        ("session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.abc", "session [redacted]"),
     ])
     func scrubsSecretsOutOfText(_ input: String, _ expected: String) {
         #expect(Redaction.scrub(input) == expected)
@@ -42,6 +44,7 @@ struct RedactionTests {
         for text in [
             "POST /v1/identify", "mapvest.identify.commands", "identify", "upstream answered 503", "GET",
             "/v1/tickers/{ticker}/page", "postgres: connection refused",
+            "mapvest.gateway.replies.test-host-21739.v1 publish", "SELECT identify.user_finds", "HTTP/1.1 answered 503",
         ] {
             #expect(Redaction.scrub(text) == text)
         }

@@ -3,7 +3,8 @@ import Tracing
 
 /// Spans around Kafka hops (OpenTelemetry messaging conventions) and the `traceparent` / `tracestate` headers that
 /// carry a trace from producer to consumer. Every message a traced task produces gets a producer span and the
-/// headers; every consumed message runs its handler in a consumer span continuing the headers' trace. With no
+/// headers; every consumed message runs its handler in a consumer span continuing the headers' trace. Span names
+/// use the topic's metrics label (one name for every gateway's reply topic); the attributes keep the topic. With no
 /// tracer installed both pass straight through.
 enum KafkaTracing {
     static func attributes(topic: String, operation: String) -> [Attribute] {
@@ -29,7 +30,8 @@ enum KafkaTracing {
     ) async throws -> KafkaProducer.Delivery {
         guard Tracing.tracer != nil else { return try await body([]) }
         return try await Tracing.withSpan(
-            "\(topic) publish", kind: .producer, attributes: attributes(topic: topic, operation: "send")
+            "\(KafkaTopicLabels.label(topic)) publish", kind: .producer,
+            attributes: attributes(topic: topic, operation: "send")
         ) { span in
             let delivery = try await body(headers(of: span))
             record(delivery, on: span)
@@ -41,7 +43,7 @@ enum KafkaTracing {
     static func startProducer(topic: String) -> Span? {
         guard let tracer = Tracing.tracer else { return nil }
         return tracer.startSpan(
-            "\(topic) publish", kind: .producer, parent: Tracing.current?.context,
+            "\(KafkaTopicLabels.label(topic)) publish", kind: .producer, parent: Tracing.current?.context,
             attributes: attributes(topic: topic, operation: "send"))
     }
 
@@ -72,7 +74,9 @@ enum KafkaTracing {
             Attribute("messaging.destination.partition.id", .string(String(message.partition))),
             Attribute("messaging.kafka.offset", .int(message.offset)),
         ]
-        await Tracing.withSpan("\(message.topic) process", kind: .consumer, parent: parent, attributes: attributes) {
+        await Tracing.withSpan(
+            "\(KafkaTopicLabels.label(message.topic)) process", kind: .consumer, parent: parent, attributes: attributes
+        ) {
             _ in await body()
         }
     }

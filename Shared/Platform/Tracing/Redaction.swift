@@ -80,13 +80,28 @@ public enum Redaction {
         let digits = utf8.filter { (0x30...0x39).contains($0) }.count
         // A sign-in code or similar: 4 to 8 digits standing alone.
         if digits == utf8.count, (4...8).contains(digits) { return true }
-        // An opaque id or credential: 20+ characters of letters, digits and `-_.=+/` with at least 4 digits.
-        if utf8.count >= 20, digits >= 4,
-            utf8.allSatisfy({ isPlainByte($0) || (0x30...0x39).contains($0) || "-_=+".utf8.contains($0) })
-        {
-            return !core.hasPrefix("/")
+        // An opaque id or credential: a UUID, or a run of 16+ letters and digits mixing both (a key, a token's
+        // body); names made of words and short numbers (`mapvest.gateway.replies.host-3001.v1`) stay.
+        return isUUID(utf8)
+            || core.split(whereSeparator: { !$0.isASCII || !($0.isLetter || $0.isNumber) })
+                .contains { run in
+                    let digits = run.utf8.filter { (0x30...0x39).contains($0) }.count
+                    return run.utf8.count >= 16 && digits >= 2 && run.utf8.count - digits >= 2
+                }
+    }
+
+    /// Eight, four, four, four and twelve hex digits joined by dashes, anywhere in the word.
+    private static func isUUID(_ utf8: Substring.UTF8View) -> Bool {
+        let bytes = Array(utf8)
+        guard bytes.count >= 36 else { return false }
+        let dashes: Set<Int> = [8, 13, 18, 23]
+        return (0...(bytes.count - 36)).contains { start in
+            (0..<36).allSatisfy { i in
+                let b = bytes[start + i]
+                return dashes.contains(i)
+                    ? b == 0x2D : (0x30...0x39).contains(b) || (0x61...0x66).contains(b | 0x20)
+            }
         }
-        return false
     }
 }
 
