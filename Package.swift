@@ -78,16 +78,17 @@ let package = Package(
         // Shared modules.
         shared(.platform, "Runtime", []),
         shared(.platform, "Contracts", []),
+        shared(.platform, "Tracing", ["Runtime"]),
         shared(.infrastructure, "Crypto", ["CCrypto"]),
-        shared(.infrastructure, "Kafka", ["CRdKafka", "Runtime"]),
-        shared(.infrastructure, "Messaging", ["Kafka", "Contracts", "Runtime"]),
-        shared(.infrastructure, "Postgres", ["CLibPQ", "Runtime"]),
-        shared(.infrastructure, "Redis", ["CHiredis", "Crypto", "Runtime"]),
+        shared(.infrastructure, "Kafka", ["CRdKafka", "Runtime", "Tracing"]),
+        shared(.infrastructure, "Messaging", ["Kafka", "Contracts", "Runtime", "Tracing"]),
+        shared(.infrastructure, "Postgres", ["CLibPQ", "Runtime", "Tracing"]),
+        shared(.infrastructure, "Redis", ["CHiredis", "Crypto", "Runtime", "Tracing"]),
         shared(.infrastructure, "HTTPServer", ["CMicroHTTPD", "Runtime"]),
-        shared(.infrastructure, "HTTPClient", ["CCurl", "Runtime"]),
+        shared(.infrastructure, "HTTPClient", ["CCurl", "Runtime", "Tracing"]),
         shared(
             .platform, "ServiceKit",
-            ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts"]),
+            ["HTTPServer", "HTTPClient", "Messaging", "Kafka", "Postgres", "Redis", "Runtime", "Contracts", "Tracing"]),
         shared(.domain, "Finance", ["Contracts"], resources: [.copy("Resources/brand-seed.json")]),
         shared(.upstreams, "Jev", ["HTTPClient", "Runtime"]),
         shared(.upstreams, "OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
@@ -135,7 +136,7 @@ let package = Package(
             "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance",
+                "Runtime", "MCP", "Finance", "Tracing",
             ]),
         service(
             "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
@@ -221,6 +222,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["HTTPClient", "Runtime"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
         tests("RuntimeTests", ["Runtime"]),
+        tests("TracingTests", ["Tracing", "Runtime"]),
         tests("ContractsTests", ["Contracts"]),
         tests("CryptoTests", ["Crypto"]),
         tests("KafkaTests", ["Kafka", "CRdKafka", "Messaging", "Contracts", "Runtime", "TestSupport"]),
@@ -273,7 +275,7 @@ let package = Package(
             "SystemTests",
             [
                 "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
-                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes", "Tracing",
             ]),
     ],
     swiftLanguageModes: [.v6]

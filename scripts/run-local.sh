@@ -11,8 +11,9 @@
 # take the next ports), ADMIN_PORT_BASE (9100: gateway, +1 identify … +5 push, +6 research; extra replicas from +10),
 # MAPVEST_BUILD (release), MAPVEST_BIN_DIR (use these binaries, skip the build), MAPVEST_LOCAL_DIR (.stack/local),
 # LOG_FORMAT (text on a terminal: one coloured prefix per replica; JSON lines otherwise), LOG_LEVEL (warning on a
-# terminal: the URL, each replica ready, failing requests and errors; info otherwise). Set KAFKA_BROKERS,
-# POSTGRES_URL or REDIS_URL to use your own servers.
+# terminal: the URL, each replica ready, failing requests and errors; info otherwise), TRACE_VIEWER=1 (print every
+# trace as an indented tree; TRACE_VIEWER_PORT, 4318). Set KAFKA_BROKERS, POSTGRES_URL or REDIS_URL to use your own
+# servers.
 set -euo pipefail
 
 # Started in the background (by a supervisor, CI, `cmd &`), a shell inherits SIGINT ignored, and bash cannot trap a
@@ -121,7 +122,7 @@ while [ $# -gt 0 ]; do
       replicas[$svc]=$n
       ;;
     -h | --help)
-      sed -n '2,14p' "$0" | cut -c3-
+      sed -n '2,15p' "$0" | cut -c3-
       exit 0
       ;;
     *)
@@ -200,6 +201,17 @@ trap shutdown INT TERM HUP EXIT
 
 stack_start "$RUN_DIR" "$BIN"
 setpriv --pdeathsig TERM "$BASH" "$SELF" --guard &
+# TRACE_VIEWER=1: a loopback OTLP receiver (TRACE_VIEWER_PORT, 4318) that prints each trace as an indented tree, and
+# every service exports its spans to it (unless OTEL_EXPORTER_OTLP_ENDPOINT already names a collector).
+if [ "${TRACE_VIEWER:-}" = 1 ] && [ -z "${OTEL_EXPORTER_OTLP_ENDPOINT:-}" ]; then
+  source scripts/lib/py-ops.sh
+  ops_venv
+  viewer_port=${TRACE_VIEWER_PORT:-4318}
+  if port_taken "$viewer_port"; then stack_log "port $viewer_port (trace viewer) is already in use"; exit 1; fi
+  setpriv --pdeathsig TERM "$OPS_VENV/bin/python" scripts/checks/otlp_receiver.py --port "$viewer_port" &
+  supervisors+=($!)
+  export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$viewer_port OTEL_BSP_SCHEDULE_DELAY=${OTEL_BSP_SCHEDULE_DELAY:-500}
+fi
 mkdir -p "$RUN_DIR/pids"
 rm -f "$RUN_DIR"/pids/*.pid
 # Services first, gateways last (the gateway answers 504 until a service is up, so the order is only tidiness).

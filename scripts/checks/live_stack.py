@@ -9,7 +9,8 @@ outside:
 4. every metric name the Prometheus rules and the Grafana dashboard use exists in a live /metrics scrape;
 5. kill -9 of a service: the supervisor reports it and the service is back and serving within 5 s (admin
    /readyz and /metrics), then answers through Kafka again once its group has rebalanced;
-6. Ctrl-C (SIGINT) stops the whole stack.
+6. Ctrl-C (SIGINT) stops the whole stack;
+7. every service exports its spans to a loopback OTLP receiver: connected traces and redaction (traces.py).
 
 Needs KAFKA_BROKERS, POSTGRES_URL, REDIS_URL and MAPVEST_BIN_DIR (scripts/test.sh sets them). Exits 1 on failure."""
 
@@ -27,7 +28,9 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import alerting
+import otlp_receiver
 import outside
+import traces
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_DIR = os.path.join(ROOT, ".stack", "test", "run-local")
@@ -113,7 +116,7 @@ def get(url, timeout=2):
 
 
 class Stack:
-    def __init__(self, expo):
+    def __init__(self, expo, receiver):
         self.public, self.base = pick_ports()
         self.gateway = f"http://127.0.0.1:{self.public}"
         self.bootstrap = os.environ["KAFKA_BROKERS"]
@@ -122,7 +125,8 @@ class Stack:
                       "research": self.base + 6}
         self.env = dict(os.environ, PORT=str(self.public), ADMIN_PORT_BASE=str(self.base), MAPVEST_LOCAL_DIR=RUN_DIR,
                         EXPO_BASE_URL=expo.url, EXPO_PACE_PER_SECOND="0", AUTH_RETURN_CODE="1",
-                        SHUTDOWN_TIMEOUT_MS="5000")
+                        SHUTDOWN_TIMEOUT_MS="5000", OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url,
+                        OTEL_BSP_SCHEDULE_DELAY="200")
         self.env.pop("LOG_FORMAT", None)  # piped: the default, JSON lines
         os.makedirs(RUN_DIR, exist_ok=True)
         self.log_path = os.path.join(RUN_DIR, "run-local.log")
@@ -244,7 +248,8 @@ def main():
             print(f"{key} is not set: run through scripts/test.sh")
             return 1
     expo = FakeExpo()
-    stack = Stack(expo)
+    receiver = otlp_receiver.Receiver()
+    stack = Stack(expo, receiver)
     print(f"== run-local on :{stack.public} (admin ports from {stack.base}), log {stack.log_path}", flush=True)
     try:
         pending = stack.wait_ready()
@@ -261,6 +266,8 @@ def main():
         print("== outside consumer and producer", flush=True)
         outside.check(stack, expo, report)
         check_uncovered_routes(stack)
+        print("== traces (OTLP receiver, redaction)", flush=True)
+        traces.check(stack, receiver, expo, report)
         print("== live metrics", flush=True)
         check_metrics(stack)
         print("== restart", flush=True)

@@ -30,9 +30,21 @@ ops_step() {
   fi
 }
 
-# promtool's syntax and semantics check of the rules, then their unit tests (the alerts fire on what they watch).
+# promtool's syntax and semantics check of the rules, then their unit tests (the alerts fire on what they watch);
+# amtool's check of the Alertmanager configuration, and that every alert of the rules reaches the Slack receiver.
 ops_promtool() {
-  promtool check rules deploy/prometheus/mapvest.rules.yaml && promtool test rules deploy/prometheus/mapvest.rules.test.yaml
+  promtool check rules deploy/prometheus/mapvest.rules.yaml && promtool test rules deploy/prometheus/mapvest.rules.test.yaml \
+    && amtool check-config deploy/alertmanager/alertmanager.yaml && ops_alert_routes
+}
+
+ops_alert_routes() {
+  local rule severity
+  while read -r rule severity; do
+    amtool config routes test --config.file=deploy/alertmanager/alertmanager.yaml \
+      --verify.receivers=slack-mapvest-alerts alertname="$rule" severity="$severity" >/dev/null 2>&1 \
+      || { echo "alert $rule ($severity) does not reach slack-mapvest-alerts"; return 1; }
+  done < <(awk '/- alert:/ { name = $3 } /severity:/ && name { gsub(/[{}]/, ""); print name, $NF; name = "" }' \
+    deploy/prometheus/mapvest.rules.yaml)
 }
 
 # Runs every operations check; returns non-zero when one failed. Needs the stack's KAFKA_BROKERS, POSTGRES_URL,

@@ -6,6 +6,7 @@ MAPVEST_PACKAGES=(librdkafka-dev libpq-dev libcurl4-openssl-dev libhiredis-dev l
   postgresql redis-server kcat tesseract-ocr tesseract-ocr-eng libtesseract-dev imagemagick fonts-dejavu-core
   libcairo2-dev tzdata)
 MAPVEST_PACKAGES+=(prometheus python3-venv curl)  # promtool and the checks' virtualenv (scripts/lib/py-ops.sh)
+MAPVEST_PACKAGES+=(prometheus-alertmanager)  # amtool, which checks deploy/alertmanager (scripts/lib/py-ops.sh)
 
 stack_log() { printf '[stack] %s\n' "$*" >&2; }
 

@@ -104,6 +104,12 @@ struct GatewayHandler: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, state pending: Pending) async -> HTTPResponse {
+        await GatewayTracing.server(request.head, template: pending.route.template) {
+            await handleTraced(request, state: pending)
+        }
+    }
+
+    private func handleTraced(_ request: HTTPRequest, state pending: Pending) async -> HTTPResponse {
         var response: HTTPResponse
         if let problem = JSONBody.textProblem(request) {
             response = .error(400, problem)

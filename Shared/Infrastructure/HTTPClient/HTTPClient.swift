@@ -1,4 +1,5 @@
 import Runtime
+import Tracing
 
 /// An HTTP client on one libcurl multi handle driven by a dedicated thread: many concurrent requests,
 /// connection reuse per host (HTTP/1.1; HTTP/2 over TLS when the server offers it), TLS peers verified,
@@ -23,7 +24,14 @@ public final class HTTPClient: Sendable {
     }
 
     /// Sends `request` and returns the response, whatever its status.
+    /// Inside a traced task the call is a client span and the request carries `traceparent` (`HTTPClientTracing`).
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        guard Tracing.current != nil else { return try await send(request) }
+        return try await HTTPClientTracing.traced(request) { request throws(HTTPClientError) in try await send(request)
+        }
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let transfer: Transfer
         switch Transfer.make(request) {
         case .success(let made): transfer = made

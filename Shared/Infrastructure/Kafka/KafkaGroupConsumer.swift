@@ -69,7 +69,10 @@ public final class KafkaGroupConsumer: Service {
     /// Must be called before `run()`: the handler is called concurrently, up to `maxInFlight` messages at once.
     /// The message's offset is committable once the handler returns.
     public func setHandler(maxInFlight: Int, _ handler: @escaping @Sendable (KafkaMessage) async -> Void) {
-        core.setHandler(maxInFlight: max(1, maxInFlight), handler)
+        let group = core.groupId
+        core.setHandler(maxInFlight: max(1, maxInFlight)) { message in
+            await KafkaTracing.consume(message, group: group) { await handler(message) }
+        }
     }
 
     /// Joins the group and consumes until `shutdown()`. Throws when the handler is missing or the subscription or

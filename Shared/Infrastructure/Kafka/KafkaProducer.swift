@@ -87,9 +87,12 @@ public final class KafkaProducer: Service {
         // behind its back (an outbox entry, for one, is then relayed again).
         try Task.checkCancellation()
         try admit()
-        let box = DeliveryBox(topic: topic, state: state)
-        return try await box.wait { box throws(KafkaError) in
-            try produce(box, topic: topic, partition: partition, key: key, value: value, headers: headers)
+        return try await KafkaTracing.produce(topic: topic) { traceHeaders in
+            let box = DeliveryBox(topic: topic, state: state)
+            return try await box.wait { box throws(KafkaError) in
+                try produce(
+                    box, topic: topic, partition: partition, key: key, value: value, headers: headers + traceHeaders)
+            }
         }
     }
 
@@ -100,8 +103,10 @@ public final class KafkaProducer: Service {
         onDelivery: @escaping @Sendable (Result<Delivery, KafkaError>) -> Void
     ) throws(KafkaError) {
         try admit()
-        let box = DeliveryBox(topic: topic, state: state, onDelivery: onDelivery)
-        try produce(box, topic: topic, partition: partition, key: key, value: value, headers: headers)
+        let span = KafkaTracing.startProducer(topic: topic)
+        let box = DeliveryBox(topic: topic, state: state, onDelivery: KafkaTracing.ending(span, onDelivery))
+        let traced = headers + KafkaTracing.headers(of: span)
+        try produce(box, topic: topic, partition: partition, key: key, value: value, headers: traced)
     }
 
     /// Throws at once when the lifecycle refuses sends (shut down, or no broker reachable).

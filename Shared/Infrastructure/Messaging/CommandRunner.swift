@@ -1,6 +1,7 @@
 import Contracts
 import Kafka
 import Runtime
+import Tracing
 
 /// Runs a service's commands: consumes its command topic in its consumer group and, per message,
 /// decodes headers → checks the deadline → calls the handler → produces the reply and awaits its delivery; the
@@ -129,7 +130,9 @@ package struct CommandProcessor: Sendable {
         var outcome = "ok"
         do {
             reply = try await TaskDeadline.$current.withValue(deadline - CommandRunner.replyMargin) {
-                try await handler(command)
+                try await Tracing.withSpan(name, attributes: [Attribute("mapvest.command", .string(name))]) { _ in
+                    try await handler(command)
+                }
             }
         } catch let error as CommandDecodingError {
             await deadLetter(message, reason: error.reason, fields: fields)

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Runtime
 import Synchronization
+import Tracing
 
 /// Owns one `PGconn` and its `PGcancel`. Used only on the owning connection's serial queue; `deinit` runs when
 /// nothing else holds it. `PQcancel` on `cancel` is thread-safe by libpq's contract and runs on other threads.
@@ -180,7 +181,11 @@ public final class PostgresConnection: Sendable {
     private func run(_ query: PostgresQuery, cancellable: Bool) async throws -> Outcome {
         let sql = query.sql
         let binds = query.binds
-        return try await perform(cancellable: cancellable) { raw in try Self.execParams(raw, sql: sql, binds: binds) }
+        return try await Tracing.withChildSpan(
+            PostgresTracing.statementName(sql), attributes: PostgresTracing.attributes(sql)
+        ) { _ in
+            try await perform(cancellable: cancellable) { raw in try Self.execParams(raw, sql: sql, binds: binds) }
+        }
     }
 
     private func runSimple(_ sql: String, cancellable: Bool) async throws -> Outcome {

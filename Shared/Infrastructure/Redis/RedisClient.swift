@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Runtime
 import Synchronization
+import Tracing
 
 /// A Redis client over a pool of hiredis connections. Each connection serves one caller at a time and runs its
 /// blocking calls on its own serial queue; every call is bounded by `commandTimeout` (connect included).
@@ -166,7 +167,16 @@ public final class RedisClient: Sendable {
 
     /// One command on a pooled connection; error replies are returned, not thrown.
     private func send(_ args: [[UInt8]]) async throws -> RedisValue {
-        guard !args.isEmpty else { throw RedisError(code: .invalidArgument, message: "empty command") }
+        guard let name = args.first else { throw RedisError(code: .invalidArgument, message: "empty command") }
+        // A client span named by the command only (`GET`, `EVALSHA`): never keys or values.
+        let command = String(decoding: name.prefix(24), as: UTF8.self).uppercased()
+        return try await Tracing.withChildSpan(
+            command,
+            attributes: [Attribute("db.system.name", "redis"), Attribute("db.operation.name", .string(command))]
+        ) { _ in try await sendUntraced(args) }
+    }
+
+    private func sendUntraced(_ args: [[UInt8]]) async throws -> RedisValue {
         let connection = try await pool.acquire()
         do {
             let value = try await connection.send(args)

@@ -68,6 +68,8 @@ public enum LogKeys {
     public static let openrouterFeature = "openrouter.feature"
     public static let openrouterModel = "openrouter.model"
     public static let openrouterOutcome = "openrouter.outcome"
+    /// The OTLP traces URL spans are sent to (its headers, which may hold a token, never logged).
+    public static let otelEndpoint = "otel.endpoint"
     public static let path = "path"
     public static let pushCommands = "push.commands"
     public static let pushDispatch = "push.dispatch"
@@ -93,11 +95,15 @@ public enum LogKeys {
     public static let signal = "signal"
     public static let slot = "slot"
     public static let source = "source"
+    /// The current span's id (OpenTelemetry's log field name, as log-to-trace tools look it up).
+    public static let spanId = "span_id"
     public static let tag = "tag"
     public static let tokensCompletion = "tokens.completion"
     public static let tokensInput = "tokens.input"
     public static let tokensOutput = "tokens.output"
     public static let tokensPrompt = "tokens.prompt"
     public static let tokensTotal = "tokens.total"
+    /// The current trace's id (OpenTelemetry's log field name).
+    public static let traceId = "trace_id"
     public static let users = "users"
 }

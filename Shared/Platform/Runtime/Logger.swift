@@ -104,6 +104,10 @@ public struct Logger: Sendable {
             }
             if suppressed > 0 { fields[LogKeys.logSuppressed] = .int(suppressed) }
         }
+        if let ids = LogCorrelation.current {
+            fields[LogKeys.traceId] = .string(ids.traceID)
+            fields[LogKeys.spanId] = .string(ids.spanID)
+        }
         if format == .text {
             let fields = metadata.merging(fields, uniquingKeysWith: { _, new in new }).sorted(by: { $0.key < $1.key })
             sink.write(

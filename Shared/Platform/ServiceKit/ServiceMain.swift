@@ -58,6 +58,8 @@ public enum ServiceMain {
             let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
             readiness.require { producer.isAvailable }
             let http = try HTTPClient.make(logger: logger)
+            let tracing = try TracingSetup.install(
+                environment: environment, serviceName: name, http: http, logger: logger)
             let context = ServiceContext(
                 name: name, environment: environment, logger: logger, readiness: readiness, kafka: kafka,
                 producer: producer, publisher: EventPublisher(producer: producer, logger: logger), http: http)
@@ -69,9 +71,11 @@ public enum ServiceMain {
             let parts = try await makeParts(context)
             // Every variable has been read by now: one that is set but unparseable stops the binary here.
             try environment.validate()
-            // Stopped in reverse: the parts first, then the producer (it flushes what they produced), then admin.
+            // Stopped in reverse: the parts first, then the producer (it flushes what they produced), then the span
+            // exporter (it flushes what all of them traced), then admin.
             let group = ServiceGroup(
-                services: [admin, producer] + parts, readiness: readiness, logger: logger,
+                services: [admin] + (tracing.map { [$0] } ?? []) + [producer] + parts, readiness: readiness,
+                logger: logger,
                 shutdownTimeout: environment.milliseconds("SHUTDOWN_TIMEOUT_MS", default: .seconds(25)))
             try await group.run()
         } catch {

@@ -1,0 +1,90 @@
+/// The protobuf wire format, written by hand (no protobuf library on these machines): varints, fixed-width
+/// little-endian numbers and length-delimited fields, each after its tag `(field << 3) | wire type`.
+/// Default values (zero, empty) are omitted, as proto3 encoders do.
+struct ProtobufWriter {
+    private(set) var bytes: [UInt8] = []
+
+    enum WireType: UInt64 {
+        case varint = 0
+        case fixed64 = 1
+        case lengthDelimited = 2
+        case fixed32 = 5
+    }
+
+    mutating func tag(_ field: UInt64, _ type: WireType) {
+        varint(field << 3 | type.rawValue)
+    }
+
+    mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func varintField(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        tag(field, .varint)
+        varint(value)
+    }
+
+    /// An `int64` field: negative values as their two's complement, ten bytes long.
+    mutating func int64Field(_ field: UInt64, _ value: Int64) {
+        varintField(field, UInt64(bitPattern: value))
+    }
+
+    mutating func boolField(_ field: UInt64, _ value: Bool) {
+        varintField(field, value ? 1 : 0)
+    }
+
+    mutating func fixed64Field(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        tag(field, .fixed64)
+        fixed64(value)
+    }
+
+    /// Eight little-endian bytes, no tag.
+    mutating func fixed64(_ value: UInt64) {
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+
+    /// Bytes after a tag and length the caller wrote (a `oneof` member is written even when empty or zero).
+    mutating func raw<S: Sequence<UInt8>>(_ source: S) {
+        bytes.append(contentsOf: source)
+    }
+
+    mutating func doubleField(_ field: UInt64, _ value: Double) {
+        fixed64Field(field, value.bitPattern)
+    }
+
+    mutating func fixed32Field(_ field: UInt64, _ value: UInt32) {
+        guard value != 0 else { return }
+        tag(field, .fixed32)
+        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
+    }
+
+    mutating func bytesField(_ field: UInt64, _ value: [UInt8]) {
+        guard !value.isEmpty else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func stringField(_ field: UInt64, _ value: String) {
+        guard !value.isEmpty else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    /// A nested message, written even when empty (presence matters for `oneof` and message fields).
+    mutating func messageField(_ field: UInt64, _ write: (inout ProtobufWriter) -> Void) {
+        var nested = ProtobufWriter()
+        write(&nested)
+        tag(field, .lengthDelimited)
+        varint(UInt64(nested.bytes.count))
+        bytes.append(contentsOf: nested.bytes)
+    }
+}

@@ -1,0 +1,95 @@
+import Runtime
+import Synchronization
+
+/// Starts spans: picks ids, asks the sampler, and hands finished spans to the exporter.
+public final class Tracer: Sendable {
+    public let sampler: Sampler
+    private let exporter: any SpanExporting
+
+    public init(sampler: Sampler, exporter: any SpanExporting) {
+        self.sampler = sampler
+        self.exporter = exporter
+    }
+
+    /// A new span: a child of `parent` (same trace, its span as the parent), or the root of a new trace.
+    public func startSpan(
+        _ name: String, kind: SpanKind, parent: TraceContext?, attributes: [Attribute] = []
+    ) -> Span {
+        var random = SystemRandomNumberGenerator()
+        let traceID = parent?.traceID ?? TraceID.random(using: &random)
+        let sampled = sampler.shouldSample(traceID: traceID, parent: parent)
+        let context = TraceContext(
+            traceID: traceID, spanID: SpanID.random(using: &random), sampled: sampled,
+            traceState: parent?.traceState ?? "")
+        return Span(
+            context: context, parentSpanID: parent?.spanID, name: name, kind: kind, attributes: attributes,
+            exporter: sampled ? exporter : nil)
+    }
+}
+
+/// The process's tracer and the span the current task works in. With no tracer installed (no OTLP endpoint set)
+/// every call here returns at once: no ids, no spans, no headers.
+public enum Tracing {
+    private static let installed = Mutex<Tracer?>(nil)
+
+    /// Installs (or with nil removes) the process's tracer; `ServiceMain` does it once at start.
+    public static func install(_ tracer: Tracer?) {
+        installed.withLock { $0 = tracer }
+    }
+
+    public static var tracer: Tracer? { installed.withLock { $0 } }
+
+    /// The span the current task works in.
+    @TaskLocal public static var current: Span?
+
+    /// The headers that carry the current span to the next hop (`traceparent`, `tracestate`); empty when no span.
+    public static var headers: [(String, String)] { current?.context.headers ?? [] }
+
+    /// Runs `body` in a new span (name and attributes are only built when a tracer is installed), a child of `parent` when given (a context read from a message or request), else of
+    /// the current span; ends it afterwards, recording a thrown error. Without a tracer, `body(nil)` only.
+    public static func withSpan<T>(
+        _ name: @autoclosure () -> String, kind: SpanKind = .internal, parent: TraceContext? = nil,
+        attributes: @autoclosure () -> [Attribute] = [], isolation: isolated (any Actor)? = #isolation,
+        _ body: (Span?) async throws -> T
+    ) async rethrows -> T {
+        guard let tracer else { return try await body(nil) }
+        let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
+        defer { span.end() }
+        do {
+            return try await $current.withValue(span) {
+                try await LogCorrelation.$current.withValue(span.logIDs) { try await body(span) }
+            }
+        } catch {
+            span.recordError(error)
+            throw error
+        }
+    }
+
+    /// Like `withSpan`, but only inside a span: a client call (Postgres, Redis, HTTP) made outside any traced work —
+    /// a background sweep, the exporter's own POSTs — starts no trace of its own.
+    public static func withChildSpan<T>(
+        _ name: @autoclosure () -> String, kind: SpanKind = .client, attributes: @autoclosure () -> [Attribute] = [],
+        isolation: isolated (any Actor)? = #isolation, _ body: (Span?) async throws -> T
+    ) async rethrows -> T {
+        guard current != nil else { return try await body(nil) }
+        return try await withSpan(name(), kind: kind, attributes: attributes(), body)
+    }
+
+    /// The synchronous form of `withSpan`, for code off the cooperative pool (a C library's own thread).
+    public static func withSpan<T>(
+        _ name: @autoclosure () -> String, kind: SpanKind = .internal, parent: TraceContext? = nil,
+        attributes: @autoclosure () -> [Attribute] = [], _ body: (Span?) throws -> T
+    ) rethrows -> T {
+        guard let tracer else { return try body(nil) }
+        let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
+        defer { span.end() }
+        do {
+            return try $current.withValue(span) {
+                try LogCorrelation.$current.withValue(span.logIDs) { try body(span) }
+            }
+        } catch {
+            span.recordError(error)
+            throw error
+        }
+    }
+}
