@@ -75,6 +75,11 @@ struct GatewayHandler: HTTPHandler {
             if let reject = verdict.reject { return done(reject, "limited", headers) }
         }
         guard let (route, parameters) = router.match(method: head.method, path: head.path) else {
+            let allowed = router.methods(path: head.path)
+            guard allowed.isEmpty else {
+                let allow = ("Allow", (allowed + ["OPTIONS"]).joined(separator: ", "))
+                return done(.error(405, "method not allowed", headers: [allow]), "unmatched", headers)
+            }
             return done(.error(.notFound), "unmatched", headers)
         }
         switch route.auth {
