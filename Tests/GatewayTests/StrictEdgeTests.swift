@@ -82,6 +82,9 @@ struct StrictEdgeTests {
             let allow = response.headers.first { $0.0 == "Allow" }?.1 ?? ""
             #expect(allow.contains("GET") && allow.contains("POST") && !allow.contains("TRACE"), "\(allow)")
         }
+        let probe = await gateway.send("TRACE", "/healthz")
+        #expect(probe.status == 405)
+        #expect(probe.headers.first { $0.0 == "Allow" }?.1.contains("GET") == true)
         #expect(await gateway.send("TRACE", "/v1/nowhere").status == 404)
         #expect(gateway.transport.commands.isEmpty)
     }
