@@ -53,6 +53,15 @@ struct StrictEdgeTests {
 
     @Test(arguments: cases) func route(_ routeCase: RouteCase) async throws { try await routeCase.check() }
 
+    @Test func aNumberPastAWideRangeIsA400NotATrap() {
+        let numbers = QueryNumbers(["n": "1e19", "m": "-1e300", "k": "12"])
+        for name in ["n", "m"] {
+            #expect(throws: HTTPResponse.self) { try numbers.integer(name, default: 0, range: Int.min...Int.max) }
+        }
+        #expect(throws: HTTPResponse.self) { try numbers.integer("k", default: 0, range: 1...10) }
+        #expect((try? numbers.integer("k", default: 0, range: 1...20)) == 12)
+    }
+
     @Test func trailingCommasAreNotJSON() async throws {
         let gateway = try GatewayUnderTest()
         let find = #"{"ticker":"SBUX","brand":"Starbucks","lat":1,"lng":2,}"#

@@ -32,7 +32,8 @@ struct QueryNumbers: Sendable {
     }
 
     private static func outOfRange(_ name: String, _ range: ClosedRange<Double>) -> HTTPResponse {
-        func shown(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+        // Whole bounds print as integers; the check keeps `Int(_:)` away from values it would trap on.
+        func shown(_ x: Double) -> String { x == x.rounded() && x.magnitude < 1e15 ? String(Int(x)) : String(x) }
         return .error(400, "\(name) must be between \(shown(range.lowerBound)) and \(shown(range.upperBound))")
     }
 }
