@@ -119,7 +119,7 @@ let package = Package(
         serviceLibrary(
             "ExpoPush", in: "PushDispatcher", folder: "ExpoPush",
             ["PushCore", "HTTPClient", "Redis", "Contracts", "Runtime"]),
-        serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient"]),
+        serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient", "Runtime"]),
         serviceLibrary("BriefsCore", in: "Briefs", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",

@@ -10,7 +10,7 @@ func fuzzJSONBodies(_ body: [UInt8]) {
         head: HTTPRequestHead(method: "POST", path: "/", headers: ["Content-Type": "application/json"]), body: body)
     _ = JSONBody.textProblem(request)
     _ = FindsInput.validate(request)
-    _ = ResearchInput.intent(request)
+    _ = try? ResearchInput.intent(request)
     let object = PushInput.object(request)
     _ = PushWire.expoToken(object["token"])
     _ = PushWire.tokenId(object["tokenId"])

@@ -3,6 +3,8 @@ import Contracts
 import Foundation
 import MarketData
 import Messaging
+import Runtime
+import Synchronization
 
 /// `POST /v1/backtest`: daily closes from Briefs' `MarketDataClient` (the same provider cascade and 30-minute
 /// history cache the ticker page's quote-history uses), then `Backtest.compute`.
@@ -21,20 +23,40 @@ struct BacktestCommands: Sendable {
         }
         guard !tickers.isEmpty else { return .error(.tickersRequired) }
         let (market, period) = (self.market, command.period)
-        async let spy = market.history("SPY", period: period)
-        let histories = await withTaskGroup(of: (Int, [Double]?).self) { group in
-            for (index, ticker) in tickers.enumerated() {
-                group.addTask { (index, await market.history(ticker, period: period)?.map(\.close)) }
+        // Bounded: histories not in by the cutoff count as missing, so unknown tickers (each walking the whole
+        // provider cascade) cannot hold the answer past its budget.
+        let cutoff = (TaskDeadline.current ?? .now + .seconds(10)) - Self.replyReserve
+        let wanted = tickers + [Self.benchmark]
+        let found = Histories(count: wanted.count)
+        _ = await withTimeLimit(max(.zero, cutoff - .now)) {
+            await withTaskGroup(of: Void.self) { group in
+                for (index, ticker) in wanted.enumerated() {
+                    group.addTask { found.set(index, await market.history(ticker, period: period)?.map(\.close)) }
+                }
             }
-            var found = [[Double]?](repeating: nil, count: tickers.count)
-            for await (index, closes) in group { found[index] = closes }
-            return found
         }
+        var histories = found.values
+        let spy = histories.removeLast()
         let closes = zip(tickers, histories).map { (ticker: $0, closes: $1 ?? []) }
-        guard let result = Backtest.compute(closes, benchmark: await spy?.map(\.close), period: period, now: Date())
+        guard let result = Backtest.compute(closes, benchmark: spy, period: period, now: Date())
         else {
             return .error(502, "no price history for any ticker in this period")
         }
         return .json(200, result)
     }
+
+    static let benchmark = "SPY"
+    /// Kept back from the command's deadline to compute and send the answer.
+    static let replyReserve = Duration.milliseconds(500)
+}
+
+/// The closes fetched so far, by ticker index; read once the fetch is over or cut off.
+private final class Histories: Sendable {
+    private let state: Mutex<[[Double]?]>
+
+    init(count: Int) { state = Mutex(Array(repeating: nil, count: count)) }
+
+    func set(_ index: Int, _ closes: [Double]?) { state.withLock { $0[index] = closes } }
+
+    var values: [[Double]?] { state.withLock { $0 } }
 }

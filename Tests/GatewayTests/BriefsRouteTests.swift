@@ -138,8 +138,11 @@ struct BriefsRouteTests {
                 .briefs, "briefs.backtest.v1", key: user,
                 fields: ["tickers": .array([s("AAPL"), s("MSFT")]), "period": s("1y")])),
         RouteCase(
-            "POST", "/v1/backtest", body: #"{"listId":"wl_1","period":"9y"}"#, signedIn: true,
+            "POST", "/v1/backtest", body: #"{"listId":"wl_1"}"#, signedIn: true,
             .command(.briefs, "briefs.backtest.v1", key: user, fields: ["listId": s("wl_1"), "period": s("3mo")])),
+        RouteCase(
+            "POST", "/v1/backtest", body: #"{"listId":"wl_1","period":"100y"}"#, signedIn: true,
+            .rejected(400, "period must be one of 1mo, 3mo, 6mo, 1y")),
         RouteCase(
             "POST", "/v1/backtest", body: #"{"tickers":[]}"#, signedIn: true,
             .rejected(400, "tickers required (non-empty array of symbols)")),

@@ -15,8 +15,15 @@ struct IdentifyAndNearbyRouteTests {
             "GET", "/v1/finds", signedIn: true,
             .command(.identify, "finds.list.v1", key: user, fields: ["userId": s(user), "limit": n(100)])),
         RouteCase(
+            "GET", "/v1/finds", query: "limit=150.7", signedIn: true,
+            .command(.identify, "finds.list.v1", key: user, fields: ["limit": n(150)])),
+        RouteCase(
             "GET", "/v1/finds", query: "limit=5000", signedIn: true,
-            .command(.identify, "finds.list.v1", key: user, fields: ["limit": n(200)])),
+            .rejected(400, "limit must be between 1 and 200")),
+        RouteCase(
+            "GET", "/v1/finds", query: "limit=-1", signedIn: true, .rejected(400, "limit must be between 1 and 200")),
+        RouteCase(
+            "GET", "/v1/finds", query: "limit=ten", signedIn: true, .rejected(400, "limit must be a finite number")),
         RouteCase(
             "GET", "/v1/finds", query: "limit=1e400", signedIn: true, .rejected(400, "limit must be a finite number")),
         RouteCase("GET", "/v1/finds", .rejected(401, "missing bearer token")),
@@ -70,10 +77,23 @@ struct IdentifyAndNearbyRouteTests {
                 .nearby, "nearby.get.v1", key: "40.7,-74.0",
                 fields: ["lat": n(40.7), "lng": n(-74), "radius": n(500), "limit": n(25)])),
         RouteCase(
-            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&radius=90000&limit=500&zoom=40",
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&radius=50000&limit=100&zoom=30",
             .command(
                 .nearby, "nearby.get.v1", key: "40.7,-74.0",
                 fields: ["radius": n(50_000), "limit": n(100), "zoom": n(30)])),
+        RouteCase(
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&radius=90000",
+            .rejected(400, "radius must be between 1 and 50000")),
+        RouteCase(
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&radius=-1",
+            .rejected(400, "radius must be between 1 and 50000")),
+        RouteCase(
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&radius=1e308",
+            .rejected(400, "radius must be between 1 and 50000")),
+        RouteCase(
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&limit=500", .rejected(400, "limit must be between 1 and 100")),
+        RouteCase(
+            "GET", "/v1/nearby", query: "lat=40.7&lng=-74&zoom=40", .rejected(400, "zoom must be between 0 and 30")),
         RouteCase(
             "GET", "/v1/nearby", query: "lat=40.7&lng=-74", signedIn: true,
             .command(.nearby, "nearby.get.v1", key: "40.7,-74.0", fields: ["userId": s(user)])),

@@ -22,8 +22,12 @@ struct RatingRouteTests {
             "GET", "/v1/news", query: "ticker=aapl",
             .command(.rating, "news.get.v1", key: "AAPL", fields: ["ticker": s("AAPL"), "limit": n(6)])),
         RouteCase(
-            "GET", "/v1/news", query: "ticker=aapl&limit=99",
+            "GET", "/v1/news", query: "ticker=aapl&limit=25",
             .command(.rating, "news.get.v1", key: "AAPL", fields: ["limit": n(25)])),
+        RouteCase("GET", "/v1/news", query: "ticker=aapl&limit=99", .rejected(400, "limit must be between 1 and 25")),
+        RouteCase(
+            "GET", "/v1/news", query: "ticker=aapl&materiality=huge",
+            .rejected(400, "materiality must be one of noise, minor, material")),
         RouteCase("GET", "/v1/news", .rejected(400, "ticker required")),
         RouteCase("GET", "/v1/news", query: "ticker=%20", .rejected(400, "ticker required")),
         RouteCase("GET", "/v1/news", query: "ticker=A&limit=inf", .rejected(400, "limit must be a finite number")),
@@ -34,6 +38,9 @@ struct RatingRouteTests {
                 fields: ["q": s("coffee shops"), "lat": n(40.7), "lng": n(-74)])),
         RouteCase(
             "POST", "/v1/search/intent", body: #"{"q":"Coffee","lat":400,"lng":0}"#,
+            .rejected(400, "lat must be between -90 and 90")),
+        RouteCase(
+            "POST", "/v1/search/intent", body: #"{"q":"Coffee","lat":40}"#,
             .command(.rating, "search.intent.v1", key: "coffee", fields: ["q": s("Coffee")])),
         RouteCase("POST", "/v1/search/intent", body: #"{"q":"   "}"#, .rejected(400, "q required (1-200 chars)")),
         RouteCase("POST", "/v1/search/intent", body: #"{"lat":1}"#, .rejected(400, "q required (1-200 chars)")),

@@ -17,10 +17,11 @@ py_edge_venv() {
 # py_edge_api_trial BIN_DIR: schemathesis against a running gateway and every service, with docs/openapi.yaml.
 # Needs the stack of stack_start (KAFKA_BROKERS, POSTGRES_URL, REDIS_URL exported). Upstreams are loopback fakes
 # (BenchNearbyRating fakes); the gateway runs with limits off so the limiter's 429s do not hide the routes.
-# Checks (scripts/lib/schemathesis.toml): no 5xx (one listed exception), every status documented, every body and
-# content type as documented. Phases API_TRIAL_PHASES (default examples,coverage,fuzzing), bounded by
-# API_TRIAL_EXAMPLES fuzzed examples per operation (default 25) and API_TRIAL_SECONDS for the whole run (default
-# 300). Returns non-zero on any finding; logs under .stack/api-trial.
+# Checks (scripts/lib/schemathesis.toml): all of schemathesis's (one listed exception to "no 5xx"): every status,
+# body, header and content type as documented, valid requests accepted, invalid ones refused, other methods 405.
+# Phases API_TRIAL_PHASES (default examples,coverage,fuzzing), bounded by API_TRIAL_EXAMPLES fuzzed examples per
+# operation (default 25) and API_TRIAL_SECONDS for the whole run (default 300). Returns non-zero on any finding;
+# logs under .stack/api-trial.
 py_edge_api_trial() {
   local bin=$1 dir=.stack/api-trial bindir root
   root=$(pwd)

@@ -86,6 +86,7 @@ package enum GatewayApp {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, threads: configuration.httpThreads,
+                headTimeout: configuration.headTimeout, perClientConnectionLimit: configuration.connectionsPerClient,
                 name: "gateway"),
             handler: MCPFailureShape(
                 GatewayHandler(

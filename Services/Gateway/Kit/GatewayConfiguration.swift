@@ -13,6 +13,10 @@ package struct GatewayConfiguration: Sendable {
     var host: String
     /// `HTTP_THREADS` (2): libmicrohttpd polling threads.
     var httpThreads: Int
+    /// `HTTP_HEAD_TIMEOUT_MS` (10 000): total time a request head may take to arrive.
+    var headTimeout: Duration
+    /// `HTTP_MAX_CONNECTIONS_PER_CLIENT` (256; 0 = no cap): concurrent connections one client address may hold.
+    var connectionsPerClient: Int
     /// `GATEWAY_INSTANCE_ID` (`<hostname>-<port>`): names this replica's reply topic; keep it stable per replica.
     package var instanceId: String
     /// `GATEWAY_MAX_IN_FLIGHT` (2048): requests waiting on Kafka replies at once; over it → 503.
@@ -54,6 +58,8 @@ package struct GatewayConfiguration: Sendable {
         port = env.get("PORT", default: 3001)
         host = env.get("HOST", default: "0.0.0.0")
         httpThreads = max(1, env.get("HTTP_THREADS", default: 2))
+        headTimeout = max(.seconds(1), env.milliseconds("HTTP_HEAD_TIMEOUT_MS", default: .seconds(10)))
+        connectionsPerClient = max(0, env.get("HTTP_MAX_CONNECTIONS_PER_CLIENT", default: 256))
         let host = ProcessInfo.processInfo.hostName
         instanceId = RequestReplyClient.sanitize(env.get("GATEWAY_INSTANCE_ID") ?? "\(host)-\(port)")
         maxInFlight = max(1, env.get("GATEWAY_MAX_IN_FLIGHT", default: 2048))

@@ -75,6 +75,13 @@ struct GatewayHandler: HTTPHandler {
             if let reject = verdict.reject { return done(reject, "limited", headers) }
         }
         guard let (route, parameters) = router.match(method: head.method, path: head.path) else {
+            // The admin endpoints (`/healthz`, `/readyz`, `/metrics`) answer GET and HEAD.
+            let admin = self.admin.response(method: "GET", path: head.path) != nil ? ["GET", "HEAD"] : []
+            let allowed = router.methods(path: head.path) + admin
+            guard allowed.isEmpty else {
+                let allow = ("Allow", (allowed + ["OPTIONS"]).joined(separator: ", "))
+                return done(.error(405, "method not allowed", headers: [allow]), "unmatched", headers)
+            }
             return done(.error(.notFound), "unmatched", headers)
         }
         switch route.auth {

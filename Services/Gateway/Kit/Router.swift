@@ -122,6 +122,14 @@ struct Router: Sendable {
         return Self.scan(routes, method: method, path: path).map { (routes[$0.index].route, $0.parameters) }
     }
 
+    /// The methods some route serves at `path` (empty when no route has this path): a request with another method
+    /// is a 405 naming them.
+    func methods(path: String) -> [String] {
+        var methods: [String] = []
+        for (route, _) in routes where !methods.contains(route.method) { methods.append(route.method) }
+        return methods.filter { Self.scan(routes, method: $0, path: path) != nil }
+    }
+
     /// The first route in registration order matching method and path, with its path parameters.
     private static func scan(_ routes: [(route: Route, segments: [Substring])], method: String, path: String)
         -> (index: Int, parameters: [String: String])?

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Runtime
 
 /// Everything that names one MCP server: who it is, its tools (in `tools/list` order), its peers, and the origin
 /// its manifest advertises (the operator's, never a request's `Host`).
@@ -47,6 +48,8 @@ public struct MCPRequest: Sendable {
     public var body: MCPValue?
     /// The caller's address for the per-address allowance ("" = unknown, never limited).
     public var address: String
+    /// The request `id` exactly as sent (its JSON text), echoed in the answer byte for byte (`1e30` stays `1e30`).
+    public var rawId: [UInt8]?
 
     public init(method: String, path: String, headers: HTTPHeaders = HTTPHeaders(), body: MCPValue?, address: String) {
         self.method = method
@@ -62,6 +65,7 @@ public struct MCPRequest: Sendable {
         self.init(
             method: request.method, path: request.path, headers: request.headers,
             body: readable ? MCPValue.parse(request.body) : nil, address: address)
+        if body != nil { rawId = StrictJSON.memberText(request.body, "id").map(Array.init) }
     }
 }
 
@@ -70,10 +74,27 @@ public struct MCPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var json: MCPValue?
+    /// The request id's JSON text as sent; when set, it replaces the (non-null) `id` the answer carries.
+    public var rawId: [UInt8]?
+
+    public init(status: Int, headers: [(String, String)], json: MCPValue?, rawId: [UInt8]? = nil) {
+        self.status = status
+        self.headers = headers
+        self.json = json
+        self.rawId = rawId
+    }
 
     public var http: HTTPResponse {
         guard let json else { return .empty(status, headers: headers) }
-        return .json(status, raw: json.jsonBytes, headers: headers)
+        return .json(status, raw: Self.bytes(json, id: rawId), headers: headers)
+    }
+
+    /// `json` as compact text, its `id` written as `id` (the request's own text) when both are there.
+    static func bytes(_ json: MCPValue, id: [UInt8]?) -> [UInt8] {
+        guard let id, var object = json.object, let echoed = object["id"], !echoed.isNull else { return json.jsonBytes }
+        object["id"] = nil
+        guard !object.isEmpty else { return json.jsonBytes }
+        return Array("{\"id\":".utf8) + id + [UInt8(ascii: ",")] + MCPValue.object(object).jsonBytes.dropFirst()
     }
 }
 
@@ -143,7 +164,7 @@ public final class MCPServer: Sendable {
         case .own:
             guard request.method == "POST" else { return notHere }
             let (status, json) = await rpc(request.body, hop: MCPHop(header: { request.headers[$0] }), request.address)
-            return MCPResponse(status: status, headers: [], json: json)
+            return MCPResponse(status: status, headers: [], json: json, rawId: request.rawId)
         case .peer(let name):
             guard request.method == "POST" else { return notHere }
             guard peers.peer(name) != nil else {
@@ -157,7 +178,7 @@ public final class MCPServer: Sendable {
                 return MCPResponse(status: 400, headers: [], json: MCPRPC.failure(id, -32600, "invalid request"))
             }
             let (status, json) = await peers.relay(name, message: body, hop: MCPHop(header: { request.headers[$0] }))
-            return MCPResponse(status: status, headers: [], json: json)
+            return MCPResponse(status: status, headers: [], json: json, rawId: request.rawId)
         }
     }
 
@@ -209,7 +230,11 @@ public final class MCPServer: Sendable {
         guard let body, Self.isMessage(body), let method = body["method"]?.string else {
             return (400, MCPRPC.failure(body?["id"], -32600, "invalid request"))
         }
-        guard let id = body["id"], !id.isNull else { return (202, nil) }
+        guard let id = body["id"] else { return (202, nil) }
+        guard !id.isNull else { return (400, MCPRPC.failure(nil, -32600, "invalid request: id must not be null")) }
+        if let given = body["params"], given.object == nil {
+            return (200, MCPRPC.failure(id, -32602, "invalid params: params must be an object"))
+        }
         let params = body["params"]?.object ?? [:]
         switch method {
         case "initialize":

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Runtime
 
 /// A JSON value as JSON-RPC carries it. Integers stay integers (a request `id` of `7` comes back as `7`), other
 /// numbers are doubles.
@@ -66,9 +67,9 @@ public enum MCPValue: Codable, Sendable, Equatable {
 
     public var isNull: Bool { self == .null }
 
-    /// Parses JSON bytes; nil when they are not JSON (invalid UTF-8 included).
+    /// Parses JSON bytes; nil when they are not RFC 8259 JSON (invalid UTF-8 and trailing commas included).
     public static func parse(_ bytes: [UInt8]) -> MCPValue? {
-        guard !bytes.isEmpty else { return nil }
+        guard StrictJSON.isValid(bytes) else { return nil }
         return try? JSONDecoder().decode(MCPValue.self, from: Data(bytes))
     }
 

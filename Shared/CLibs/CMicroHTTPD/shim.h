@@ -18,17 +18,26 @@ typedef void *(*mapvest_mhd_uri_log_callback)(void *cls, const char *uri, struct
 static inline struct MHD_Daemon *mapvest_mhd_start_daemon(
     unsigned int flags, const struct sockaddr *addr, MHD_AccessHandlerCallback handler, void *handler_cls,
     mapvest_mhd_uri_log_callback uri_log, void *uri_log_cls, MHD_RequestCompletedCallback completed,
-    void *completed_cls, unsigned int thread_pool_size, unsigned int connection_limit,
+    void *completed_cls, MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
+    unsigned int thread_pool_size, unsigned int connection_limit, unsigned int per_ip_connection_limit,
     unsigned int connection_timeout_seconds, size_t connection_memory_limit) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, addr,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_END);
+}
+
+/** The socket of `connection`, or -1. */
+static inline int mapvest_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /** The port the daemon is bound to, or 0. */

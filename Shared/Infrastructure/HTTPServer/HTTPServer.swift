@@ -31,7 +31,8 @@ public final class HTTPServer: Service {
         self.logger = logger.with([LogKeys.httpServer: .string(configuration.name)])
         self.core = ServerCore(
             handler: ErasedHandler(handler), logger: self.logger, metrics: metrics,
-            oversizeDiscardLimit: configuration.oversizeDiscardLimit, smallBodyLimit: configuration.smallBodyLimit)
+            oversizeDiscardLimit: configuration.oversizeDiscardLimit, smallBodyLimit: configuration.smallBodyLimit,
+            headDeadline: HeadDeadline(limit: configuration.headTimeout, idle: configuration.connectionTimeout))
         (stoppedStream, stoppedContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 

@@ -11,6 +11,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Idle time after which a connection is closed (whole seconds, at least 1). Suspended connections never
     /// time out. Default 30 s.
     public var connectionTimeout: Duration
+    /// Total time a request head may take to arrive, however it trickles in (`HeadDeadline`). Default 10 s.
+    public var headTimeout: Duration
+    /// Concurrent connections one client address may hold (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); more are refused
+    /// at accept. 0 means no cap. Behind a proxy every client shares the proxy's address. Default 0.
+    public var perClientConnectionLimit: Int
     /// Used in logs.
     public var name: String
     /// How long `shutdown()` waits for in-flight requests before answering the rest 503. Default 10 s.
@@ -28,7 +33,8 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         host: String = "0.0.0.0", port: Int = 0, threads: Int = 2, connectionLimit: Int = 4096,
-        connectionTimeout: Duration = .seconds(30), name: String = "http",
+        connectionTimeout: Duration = .seconds(30), headTimeout: Duration = .seconds(10),
+        perClientConnectionLimit: Int = 0, name: String = "http",
         shutdownGracePeriod: Duration = .seconds(10), oversizeDiscardLimit: Int = 16 << 20,
         connectionMemoryLimit: Int = 64 << 10, smallBodyLimit: Int = 16 << 10
     ) {
@@ -37,6 +43,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.threads = threads
         self.connectionLimit = connectionLimit
         self.connectionTimeout = connectionTimeout
+        self.headTimeout = headTimeout
+        self.perClientConnectionLimit = perClientConnectionLimit
         self.name = name
         self.shutdownGracePeriod = shutdownGracePeriod
         self.oversizeDiscardLimit = oversizeDiscardLimit

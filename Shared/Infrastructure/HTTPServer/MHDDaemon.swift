@@ -65,14 +65,15 @@ final class MHDDaemon: @unchecked Sendable {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 mapvest_mhd_start_daemon(
                     UInt32(flags), address, accessHandlerCallback, cls, uriLogCallback, cls,
-                    requestCompletedCallback, cls, UInt32(clamping: max(1, c.threads)),
-                    UInt32(clamping: max(1, c.connectionLimit)), UInt32(clamping: timeoutSeconds),
-                    max(8 << 10, c.connectionMemoryLimit))
+                    requestCompletedCallback, cls, connectionNotifyCallback, cls, UInt32(clamping: max(1, c.threads)),
+                    UInt32(clamping: max(1, c.connectionLimit)), UInt32(clamping: max(0, c.perClientConnectionLimit)),
+                    UInt32(clamping: timeoutSeconds), max(8 << 10, c.connectionMemoryLimit))
             }
         }
         guard let daemon else {
             throw HTTPServerError(message: "cannot listen on \(c.host):\(c.port) (address in use or invalid options)")
         }
+        core.headDeadline.start()
         return MHDDaemon(raw: daemon, core: core, port: Int(mapvest_mhd_bind_port(daemon)))
     }
 
@@ -114,6 +115,7 @@ final class MHDDaemon: @unchecked Sendable {
             waited += 1
         }
         MHD_stop_daemon(raw)
+        core.headDeadline.stop()
         if releasedListenSocket >= 0 { close(releasedListenSocket) }
     }
 

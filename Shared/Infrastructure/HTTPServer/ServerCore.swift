@@ -54,6 +54,8 @@ final class ServerCore: Sendable {
     let requestsStarted = Atomic<Int>(0)
     /// Once set, every response carries `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// The total deadline of each request head.
+    let headDeadline: HeadDeadline
 
     private struct Suspended {
         var contexts: [ObjectIdentifier: RequestContext] = [:]
@@ -68,9 +70,10 @@ final class ServerCore: Sendable {
 
     init(
         handler: ErasedHandler, logger: Logger, metrics: MetricsRegistry, oversizeDiscardLimit: Int,
-        smallBodyLimit: Int
+        smallBodyLimit: Int, headDeadline: HeadDeadline
     ) {
         self.handler = handler
+        self.headDeadline = headDeadline
         self.logger = logger
         self.oversizeDiscardLimit = oversizeDiscardLimit
         self.smallBodyLimit = smallBodyLimit
@@ -92,6 +95,7 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         var action: Lifecycle.Action
         if ctx.lifecycle.phase == .new {
+            headDeadline.headComplete(ctx.connection)
             let (head, headersClean) = makeHead(ctx, method: method, version: version)
             action = ctx.lifecycle.headersArrived(head, targetProblem: ctx.targetProblem, headersClean: headersClean)
         } else {
@@ -356,12 +360,15 @@ let uriLogCallback: mapvest_mhd_uri_log_callback = { cls, uri, connection in
         smallBodyLimit: core.smallBodyLimit)
     core.activeRequests.add(1, ordering: .relaxed)
     core.requestsStarted.add(1, ordering: .relaxed)
+    core.headDeadline.requestLine(connection)
     return Unmanaged.passRetained(ctx).toOpaque()
 }
 
-let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
     guard let cls, let conCls, let raw = conCls.pointee else { return }
     conCls.pointee = nil
     Unmanaged<RequestContext>.fromOpaque(raw).release()
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().activeRequests.subtract(1, ordering: .relaxed)
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    core.activeRequests.subtract(1, ordering: .relaxed)
+    if let connection { core.headDeadline.requestDone(connection) }
 }

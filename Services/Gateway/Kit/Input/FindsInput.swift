@@ -4,7 +4,7 @@ import Runtime
 
 /// `GET /v1/finds` and `POST /v1/finds` input (docs/COMPATIBILITY.md#finds).
 enum FindsInput {
-    /// `limit`: default 100, integer-truncated, clamped 1…200; non-numeric → 100; not finite → 400.
+    /// `limit`: default 100, integer-truncated; outside 1…200 or not a number → 400 naming it.
     static func limit(_ query: [String: String]) throws(HTTPResponse) -> Int {
         try QueryNumbers(query).integer("limit", default: 100, range: 1...200)
     }

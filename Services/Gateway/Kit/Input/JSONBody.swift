@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import Runtime
 
 /// Decodes a route's JSON body; anything unparseable or of the wrong shape is a 400 with the route's message
 /// (the original answered 500 to unparseable JSON; we answer 400).
@@ -7,10 +8,14 @@ enum JSONBody {
     static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, error message: String) -> Result<
         T, HTTPResponse
     > {
-        guard !request.body.isEmpty, let value = try? JSONDecoder().decode(T.self, from: Data(request.body)) else {
-            return .failure(.error(400, message))
-        }
+        guard let value = strict(T.self, from: request.body) else { return .failure(.error(400, message)) }
         return .success(value)
+    }
+
+    /// `bytes` decoded as `T` when they are one RFC 8259 JSON text (Foundation alone also takes trailing commas).
+    static func strict<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) -> T? {
+        guard StrictJSON.isValid(bytes) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(bytes))
     }
 
     /// Why a body that is not multipart is refused before any route sees it: it is not UTF-8, or it holds a NUL

@@ -1,5 +1,4 @@
 import Contracts
-import Foundation
 import HTTPServer
 
 /// `/v1/push/*` input (docs/COMPATIBILITY.md#push-routes); the field rules are `PushWire`'s, in Contracts.
@@ -7,8 +6,7 @@ enum PushInput {
     /// The JSON body as an object; anything else (empty, unparseable, not an object) reads as `{}`, which then fails
     /// the route's validation with its 400 message, as in the original.
     static func object(_ request: HTTPRequest) -> [String: JSONValue] {
-        guard !request.body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)),
-            case .object(let object) = value
+        guard let value = JSONBody.strict(JSONValue.self, from: request.body), case .object(let object) = value
         else { return [:] }
         return object
     }

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HTTPServer
+import Runtime
 
 /// The price-alert routes (docs/COMPATIBILITY.md#alerts): bearer-only, validated here as the original did, answered by
 /// Briefs, which owns the alerts. Commands are keyed by the user id.
@@ -64,7 +65,7 @@ struct AlertRoutes: Sendable {
         let threshold: Double?
         switch body["threshold"] {
         case .number(let value): threshold = value
-        case .string(let text): threshold = Double(text.trimmingCharacters(in: .whitespaces))
+        case .string(let text): threshold = decimal(text.trimmingCharacters(in: .whitespaces))
         default: threshold = nil
         }
         guard let threshold, threshold.isFinite else {
@@ -77,6 +78,13 @@ struct AlertRoutes: Sendable {
         }
         return .success(
             CreatePriceAlertCommand(userId: userId, ticker: ticker, kind: kind, threshold: threshold, note: note))
+    }
+
+    /// A numeric string as a JSON number is written (`"12.5"`, `"-1e3"`); Swift's own parser also reads hex
+    /// (`"0x10"`), `inf` and `nan`, which the document does not allow.
+    static func decimal(_ text: String) -> Double? {
+        guard StrictJSON.isValid(Array(text.utf8)) else { return nil }
+        return Double(text)
     }
 
     static func normalizedTicker(_ raw: String) -> String? {

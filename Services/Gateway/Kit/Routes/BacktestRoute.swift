@@ -4,7 +4,8 @@ import HTTPServer
 
 /// `POST /v1/backtest` (docs/COMPATIBILITY.md#ticker-page), bearer-only, answered by Briefs: `{tickers?, period?,
 /// listId?}`. With `tickers` (an array; the valid symbols are kept, none left → 400) those are tested; without it, the
-/// list `listId` (absent = the default list). `period` is 1mo, 3mo, 6mo or 1y; anything else is 3mo.
+/// list `listId` (absent = the default list). `period` is 1mo, 3mo, 6mo or 1y (absent = 3mo;
+/// anything else is a 400 naming it).
 struct BacktestRoute: Sendable {
     let caller: ServiceCaller
     let budget: Duration
@@ -30,9 +31,13 @@ struct BacktestRoute: Sendable {
             return .failure(required)
         }
         var period = PricePeriod.threeMonths
-        if case .string(let raw) = body["period"], let known = PricePeriod(rawValue: raw),
-            BacktestCommand.periods.contains(known)
-        {
+        if let given = body["period"] {
+            guard case .string(let raw) = given, let known = PricePeriod(rawValue: raw),
+                BacktestCommand.periods.contains(known)
+            else {
+                let names = BacktestCommand.periods.map(\.rawValue).joined(separator: ", ")
+                return .failure(.error(400, "period must be one of \(names)"))
+            }
             period = known
         }
         switch body["tickers"] {

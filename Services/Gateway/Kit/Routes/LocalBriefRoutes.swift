@@ -101,8 +101,9 @@ struct LocalBriefRoutes: Sendable {
     /// The checks of docs/COMPATIBILITY.md#local-brief, in order: label, brief text (≥ 20 characters), coordinates.
     static func save(userId: String, _ context: RouteContext) -> Result<SaveLocalBriefCommand, HTTPResponse> {
         guard case .success(let body) = JSONBody.decode(SaveBody.self, from: context.request, error: ""),
-            let label = WatchlistRoutes.text(body.label, max: 120)
+            let label = WatchlistRoutes.text(body.label, max: .max)
         else { return .failure(.error(400, "label required")) }
+        guard label.count <= 120 else { return .failure(.error(400, "label must be at most 120 characters")) }
         guard let brief = body.brief?.trimmingCharacters(in: .whitespacesAndNewlines), brief.count >= 20 else {
             return .failure(.error(400, "brief text required (min 20 chars)"))
         }

@@ -14,7 +14,7 @@ struct MemoRoutes: Sendable {
         return [
             Route("POST", "/v1/memo", auth: .optional) { context in
                 struct Body: Decodable { let ticker: String? }
-                let body = try? JSONDecoder().decode(Body.self, from: Data(context.request.body))
+                let body = JSONBody.strict(Body.self, from: context.request.body)
                 guard let ticker = body?.ticker.flatMap(AlertRoutes.normalizedTicker) else {
                     return .error(.tickerRequired)
                 }

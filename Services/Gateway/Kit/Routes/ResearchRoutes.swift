@@ -33,8 +33,11 @@ struct ResearchRoutes: Sendable {
                     requestId: context.requestId)
             },
             Route("POST", "/v1/search/intent") { context in
-                guard let command = ResearchInput.intent(context.request) else {
-                    return .error(400, "q required (1-200 chars)")
+                let command: SearchIntentCommand
+                do throws(HTTPResponse) {
+                    command = try ResearchInput.intent(context.request)
+                } catch {
+                    return error
                 }
                 return await caller.call(
                     .rating, SearchIntentCommand.name, key: command.q.lowercased(), command: command, budget: budget,

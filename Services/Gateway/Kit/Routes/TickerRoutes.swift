@@ -95,14 +95,18 @@ struct TickerRoutes: Sendable {
         guard let interval = present(query["interval"]).map(PriceInterval.init(query:)) ?? .oneDay else {
             return .failure(Invalid(text: PriceInterval.validationError))
         }
-        guard interval != .fifteenMinutes || [.fiveDays, .oneMonth].contains(period) else {
-            return .failure(Invalid(text: "interval 15m needs period 5d or 1mo"))
-        }
+        if let problem = pairProblem(period, interval) { return .failure(problem) }
         return .success(QuoteHistoryCommand(symbol: symbol, period: period, interval: interval))
     }
 
-    /// The type, then `ticker` (the rating's rule), `period` (default by type), `interval` (default 1d) and an
-    /// optional whole `month` 1…12.
+    /// 15-minute bars exist only over 5d or 1mo (the market-data source has no longer intraday history).
+    static func pairProblem(_ period: PricePeriod, _ interval: PriceInterval) -> Invalid? {
+        guard interval == .fifteenMinutes, ![.fiveDays, .oneMonth].contains(period) else { return nil }
+        return Invalid(text: "interval 15m needs period 5d or 1mo")
+    }
+
+    /// The type, then `ticker` (the rating's rule), `period` (default by type), `interval` (default 1d, and 15m only
+    /// over 5d or 1mo) and an optional whole `month` 1…12.
     static func chart(type raw: String?, _ query: [String: String]) -> Result<ChartCommand, Invalid> {
         guard let type = raw.flatMap(ChartType.init(path:)) else {
             return .failure(Invalid(text: ChartType.validationError))
@@ -116,6 +120,7 @@ struct TickerRoutes: Sendable {
         guard let interval = present(query["interval"]).map(PriceInterval.init(query:)) ?? .oneDay else {
             return .failure(Invalid(text: PriceInterval.validationError))
         }
+        if let problem = pairProblem(period, interval) { return .failure(problem) }
         var month: Int?
         if let text = present(query["month"]) {
             // Range-checked before the conversion (edge input rule: no Int(someDouble) on outside data unchecked).

@@ -141,14 +141,17 @@ struct WatchlistRoutes: Sendable {
         return isListId(raw) ? .success(raw) : .failure(.noList)
     }
 
-    /// Trimmed and upper-cased, 1–32 of `A-Z 0-9 . - ^ = & '` and spaces (a typed brand name is checked by
-    /// comparables).
+    /// Trimmed and upper-cased, 1–32 of `A-Z 0-9 . - ^ = & '` and spaces, at least one a letter or digit (a typed
+    /// brand name is checked by comparables).
     static func ticker(_ raw: String?) -> Result<String, Rejection> {
         guard let ticker = raw?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased(), !ticker.isEmpty else {
             return .failure(.bad("ticker required"))
         }
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-^=&' ".utf8)
-        guard ticker.utf8.count <= 32, ticker.utf8.allSatisfy(allowed.contains) else {
+        // At least one letter or digit: `..` or `-` names no symbol (and `..` is a path segment, not a ticker).
+        guard ticker.utf8.count <= 32, ticker.utf8.allSatisfy(allowed.contains),
+            ticker.utf8.contains(where: { (65...90).contains($0) || (48...57).contains($0) })
+        else {
             return .failure(.bad("invalid ticker"))
         }
         return .success(ticker)
