@@ -78,20 +78,6 @@ struct UserStore: Sendable {
         return user
     }
 
-    /// Whether the identity has unlimited identifies (admin scope, a manual grant, the internal allow-rule, or a plan).
-    func isUnlimited(userId: String) async throws -> Bool {
-        guard
-            let row = try await db.query(
-                "SELECT email, free_forever, plan, 'admin' = ANY(scopes) AS admin FROM gateway.users WHERE id = \(userId)"
-            ).first
-        else { return false }
-        if row.bool("free_forever") == true || row.bool("admin") == true || row.string("plan") == "subscribed" {
-            return true
-        }
-        let domain = row.string("email")?.split(separator: "@").last.map(String.init) ?? ""
-        return freeForeverDomains.contains(domain)
-    }
-
     /// Identifies used so far by a user, or by an anonymous device.
     func usage(userId: String?, deviceId: String?) async throws -> Int {
         let rows: [PostgresRow]
