@@ -98,7 +98,14 @@ package enum GatewayApp {
                 + BillingRoutes.live(
                     settings: BillingSettings(context.environment), http: context.http, db: db,
                     changes: planChanges, lookups: lookups, logger: logger
-                ).routes)
+                ).routes
+                + [
+                    AppleRoute(
+                        verifier: AppleTransactionVerifier(context.environment),
+                        accounts: AppleLedger(db: db, changes: planChanges), entitlements: users, lookups: lookups,
+                        logger: logger
+                    ).route
+                ])
         openAPI.report(router, logger: logger)
         let edge = Edge(
             tokens: tokens, users: users, lookups: lookups,
