@@ -94,11 +94,6 @@ struct UserStore: Sendable {
         return rows.first?.int("n") ?? 0
     }
 
-    func recordUsage(userId: String?, deviceId: String?, kind: String) async throws {
-        _ = try await db.execute(
-            "INSERT INTO gateway.usage_events (device_id, user_id, kind) VALUES (\(deviceId), \(userId), \(kind))")
-    }
-
     enum StoreError: Error { case missingRow }
 }
 

@@ -103,20 +103,21 @@ struct IdentifyGuards: Sendable {
             let state = try await lookups.run {
                 try await users.entitlement(userId: userId, deviceId: caller.deviceId)
             }
-            if !state.canGenerate {
-                return (
-                    .json(
-                        402,
-                        QuotaExceeded(
-                            error: "generation quota exceeded", code: "quota_exceeded", remaining: state.remaining,
-                            limit: state.limit, priceUsd: EntitlementState.priceUsd, interval: EntitlementState.interval
-                        )), headers
-                )
-            }
+            if !state.canGenerate { return (Self.quotaExceeded(remaining: state.remaining), headers) }
         } catch {
             logger.warning("quota store unavailable; failing open", [LogKeys.error: "\(error)"])
         }
         return (nil, headers)
+    }
+
+    /// The paywall answer (docs/COMPATIBILITY.md#identify-guards).
+    static func quotaExceeded(remaining: Int) -> HTTPResponse {
+        .json(
+            402,
+            QuotaExceeded(
+                error: "generation quota exceeded", code: "quota_exceeded", remaining: remaining,
+                limit: EntitlementState.freeLimit, priceUsd: EntitlementState.priceUsd,
+                interval: EntitlementState.interval))
     }
 
     struct QuotaExceeded: Codable {
