@@ -120,6 +120,7 @@ let package = Package(
             "ExpoPush", in: "PushDispatcher", folder: "ExpoPush",
             ["PushCore", "HTTPClient", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("MCP", in: "Gateway", folder: "MCPServer", ["HTTPServer", "HTTPClient", "Runtime"]),
+        serviceLibrary("MoneyCore", in: "Gateway", folder: "MoneyCore", []),
         serviceLibrary("BriefsCore", in: "Briefs", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",
@@ -136,11 +137,11 @@ let package = Package(
             "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance", "Tracing",
+                "Runtime", "MCP", "Finance", "Tracing", "MoneyCore",
             ]),
         service(
             "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
-            libraries: ["MCPServer", "Kit"]),
+            libraries: ["MCPServer", "Kit", "MoneyCore"]),
         serviceLibrary("IdentifyCore", in: "Identify", folder: "Core", ["Finance", "Contracts", "Runtime"]),
         service(
             "Identify",
@@ -267,7 +268,11 @@ let package = Package(
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime", "UpstreamFakes"]),
         tests(
             "GatewayTests",
-            ["GatewayKit", "MCP", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
+            [
+                "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
+                "Runtime", "MoneyCore", "UpstreamFakes",
+            ]),
+        tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),

@@ -230,8 +230,8 @@ final class RecordingGate: IdentifyGate {
 
     init(reject: HTTPResponse? = nil) { self.reject = reject }
 
-    /// `userId|deviceId` per usage recorded.
-    var usage: [String] { counted.withLock { $0 } }
+    /// `userId|deviceId` per usage still counted (released ones left out).
+    var usage: [String] { counted.withLock { $0.filter { $0 != "released" } } }
 
     func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (
         reject: HTTPResponse?, headers: [(String, String)]
@@ -239,9 +239,15 @@ final class RecordingGate: IdentifyGate {
         (reject, [("X-Identify-RateLimit-Limit", "10")])
     }
 
-    func recordUsage(userId: String?, deviceId: String?) async throws {
-        counted.withLock { $0.append((userId ?? "-") + "|" + (deviceId ?? "-")) }
+    func hold(userId: String?, deviceId: String?) async -> (usage: Int64?, reject: HTTPResponse?) {
+        let usage = counted.withLock {
+            $0.append((userId ?? "-") + "|" + (deviceId ?? "-"))
+            return Int64($0.count - 1)
+        }
+        return (usage, nil)
     }
+
+    func release(_ usage: Int64) async { counted.withLock { $0[Int(usage)] = "released" } }
 }
 
 /// Sign-in's user: the known user for its address, a new id for any other.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import MCP
 import Messaging
+import MoneyCore
 import Postgres
 import Redis
 import Runtime
@@ -10,8 +11,10 @@ import ServiceKit
 
 /// The gateway's parts built over the clients the binary made: the route table, the edge and the HTTP server.
 package enum GatewayApp {
-    /// The gateway schema's migrations (users, entitlements, the admin log).
-    package static let migrations = UserStore.migrations + AdminLog.migrations
+    /// The gateway schema's migrations (users, entitlements, the admin log, money).
+    package static let migrations =
+        UserStore.migrations + AdminLog.migrations + MoneySchema.migrations
+        + [Outbox.migration(version: 31, schema: "gateway")]
 
     /// The parts `ServiceMain` runs, stopped in reverse: the HTTP server first (no new requests), then the reply
     /// client, then the last usage report.
@@ -40,6 +43,15 @@ package enum GatewayApp {
                 adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
             logger: logger)
         let budgets = configuration.budgets
+        // Plan changes are staged with the change and relayed after COMMIT; the relay publishes what that left.
+        let outbox = Outbox(schema: "gateway", db: db, logger: logger) { entry, deadline in
+            try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
+        }
+        let planChanges = PlanChanges(db: db, outbox: outbox) { change in
+            try context.event(
+                type: PlanChangedEvent.type, schemaVersion: PlanChangedEvent.schemaVersion, key: change.userId,
+                data: change)
+        }
         let mcpSettings = MapvestMCP(context.environment)
         let mcp = try mcpSettings.server(
             tools: MapvestTools(
@@ -77,7 +89,23 @@ package enum GatewayApp {
                     caller: caller, budget: budgets.standard, briefBudget: budgets.brief,
                     addBudget: budgets.watchlistAdd
                 ).routes
-                + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes)
+                + LocalBriefRoutes(caller: caller, budget: budgets.standard, briefBudget: budgets.brief).routes
+                + EntitlementRoutes(entitlements: users, lookups: lookups, logger: logger).routes
+                + SettingsRoutes(
+                    links: RobinhoodStore(db: db), sealer: TokenSealer(sessionKey: configuration.sessionKey),
+                    lookups: lookups, logger: logger
+                ).routes
+                + BillingRoutes.live(
+                    settings: BillingSettings(context.environment), http: context.http, db: db,
+                    changes: planChanges, lookups: lookups, logger: logger
+                ).routes
+                + [
+                    AppleRoute(
+                        verifier: AppleTransactionVerifier(context.environment),
+                        accounts: AppleLedger(db: db, changes: planChanges), entitlements: users, lookups: lookups,
+                        logger: logger
+                    ).route
+                ])
         openAPI.report(router, logger: logger)
         let edge = Edge(
             tokens: tokens, users: users, lookups: lookups,
@@ -95,6 +123,9 @@ package enum GatewayApp {
         logger.info(
             "gateway configured",
             [LogKeys.httpPort: .int(configuration.port), LogKeys.gatewayInstance: .string(configuration.instanceId)])
-        return [UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger), client, server]
+        return [
+            UsageReporter.fromEnvironment(context.environment, redis: redis, logger: logger),
+            OutboxRelay.fromEnvironment(context.environment, outbox: outbox), client, server,
+        ]
     }
 }

@@ -78,20 +78,6 @@ struct UserStore: Sendable {
         return user
     }
 
-    /// Whether the identity has unlimited identifies (admin scope, a manual grant, the internal allow-rule, or a plan).
-    func isUnlimited(userId: String) async throws -> Bool {
-        guard
-            let row = try await db.query(
-                "SELECT email, free_forever, plan, 'admin' = ANY(scopes) AS admin FROM gateway.users WHERE id = \(userId)"
-            ).first
-        else { return false }
-        if row.bool("free_forever") == true || row.bool("admin") == true || row.string("plan") == "subscribed" {
-            return true
-        }
-        let domain = row.string("email")?.split(separator: "@").last.map(String.init) ?? ""
-        return freeForeverDomains.contains(domain)
-    }
-
     /// Identifies used so far by a user, or by an anonymous device.
     func usage(userId: String?, deviceId: String?) async throws -> Int {
         let rows: [PostgresRow]
@@ -106,11 +92,6 @@ struct UserStore: Sendable {
             return 0
         }
         return rows.first?.int("n") ?? 0
-    }
-
-    func recordUsage(userId: String?, deviceId: String?, kind: String) async throws {
-        _ = try await db.execute(
-            "INSERT INTO gateway.usage_events (device_id, user_id, kind) VALUES (\(deviceId), \(userId), \(kind))")
     }
 
     enum StoreError: Error { case missingRow }

@@ -2,6 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import HTTPServer
+import MoneyCore
 import Redis
 import Runtime
 
@@ -13,7 +14,6 @@ struct IdentifyGuards: Sendable {
     static let abuseLimit = 30
     static let minuteLimit: Int64 = 10
     static let hourLimit: Int64 = 60
-    static let freeLimit = 50
 
     let redis: RedisClient
     let users: UserStore
@@ -97,29 +97,27 @@ struct IdentifyGuards: Sendable {
             return (.error(.deviceIdRequired), headers)
         }
 
-        // 6. Free-tier quota.
+        // 6. Free-tier quota: the entitlement `GET /v1/entitlements` reports.
         do {
             let users = self.users
-            let used = try await lookups.run { () async throws -> Int? in
-                let unlimited = try await userId.asyncMap { try await users.isUnlimited(userId: $0) } ?? false
-                return unlimited ? nil : try await users.usage(userId: userId, deviceId: caller.deviceId)
+            let state = try await lookups.run {
+                try await users.entitlement(userId: userId, deviceId: caller.deviceId)
             }
-            if let used {
-                if used >= Self.freeLimit {
-                    return (
-                        .json(
-                            402,
-                            QuotaExceeded(
-                                error: "generation quota exceeded", code: "quota_exceeded",
-                                remaining: max(0, Self.freeLimit - used), limit: Self.freeLimit, priceUsd: 19.99,
-                                interval: "month")), headers
-                    )
-                }
-            }
+            if !state.canGenerate { return (Self.quotaExceeded(remaining: state.remaining), headers) }
         } catch {
             logger.warning("quota store unavailable; failing open", [LogKeys.error: "\(error)"])
         }
         return (nil, headers)
+    }
+
+    /// The paywall answer (docs/COMPATIBILITY.md#identify-guards).
+    static func quotaExceeded(remaining: Int) -> HTTPResponse {
+        .json(
+            402,
+            QuotaExceeded(
+                error: "generation quota exceeded", code: "quota_exceeded", remaining: remaining,
+                limit: EntitlementState.freeLimit, priceUsd: EntitlementState.priceUsd,
+                interval: EntitlementState.interval))
     }
 
     struct QuotaExceeded: Codable {
@@ -129,12 +127,5 @@ struct IdentifyGuards: Sendable {
         let limit: Int
         let priceUsd: Double
         let interval: String
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

@@ -38,20 +38,18 @@ struct IdentifyRoute: Sendable {
         }
         let userId = context.caller.session?.userId
         let deviceId = context.caller.deviceId
+        // The quota is taken before the service is asked (atomically across replicas) and given back on failure.
+        let hold = await guards.hold(userId: userId, deviceId: deviceId)
+        if let spent = hold.reject { return spent }
         let command = IdentifyPhotoCommand(
             photoKey: photoKey, photoContentType: form.contentType, photoBytes: form.image.count, hint: form.hint,
             location: form.location, roi: form.roi, userId: userId, deviceId: deviceId)
         let response = await caller.call(
             .identify, IdentifyPhotoCommand.name, key: userId ?? deviceId ?? photoKey, command: command,
             budget: budget, requestId: context.requestId)
-        if response.status < 400 {
+        if response.status >= 400, let usage = hold.usage {
             // Quota counts only answered identifies.
-            do {
-                try await guards.recordUsage(userId: userId, deviceId: deviceId)
-            } catch {
-                logger.warning(
-                    "usage not recorded", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
-            }
+            await guards.release(usage)
         }
         return response
     }
@@ -61,12 +59,9 @@ struct IdentifyRoute: Sendable {
 /// `IdentifyGuards` (Redis, the user store) in the binary, a recorder in tests.
 protocol IdentifyGate: Sendable {
     func check(_ caller: Caller, _ head: HTTPRequestHead) async -> (reject: HTTPResponse?, headers: [(String, String)])
-    /// Counts one answered identify against the caller's free-tier quota.
-    func recordUsage(userId: String?, deviceId: String?) async throws
-}
-
-extension IdentifyGuards: IdentifyGate {
-    func recordUsage(userId: String?, deviceId: String?) async throws {
-        try await users.recordUsage(userId: userId, deviceId: deviceId, kind: "identify")
-    }
+    /// Counts one identify against the caller's free-tier quota before the service is asked: the usage row to
+    /// give back if the identify fails (nil when the store was unavailable: fail open), or the 402 when spent.
+    func hold(userId: String?, deviceId: String?) async -> (usage: Int64?, reject: HTTPResponse?)
+    /// Gives back a held usage (the identify was not answered).
+    func release(_ usage: Int64) async
 }
