@@ -102,6 +102,8 @@ struct GatewayUnderTest {
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+            + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
+            + LinkOutRoutes.routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes

@@ -67,6 +67,11 @@ package enum GatewayApp {
                 + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
                 + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+                + MarketDataRoutes(
+                    caller: caller, budget: budgets.standard,
+                    limiter: configuration.limitsEnabled ? MarketDataRateLimiter(redis: redis, logger: logger) : nil
+                ).routes
+                + LinkOutRoutes.routes
                 + MCPRoutes(
                     server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
                 ).routes
