@@ -104,6 +104,7 @@ struct GatewayUnderTest {
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
             + LinkOutRoutes.routes
+            + WidgetRoutes(caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2)).routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes

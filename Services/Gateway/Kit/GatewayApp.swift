@@ -72,6 +72,7 @@ package enum GatewayApp {
                     limiter: configuration.limitsEnabled ? MarketDataRateLimiter(redis: redis, logger: logger) : nil
                 ).routes
                 + LinkOutRoutes.routes
+                + WidgetRoutes(caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2)).routes
                 + MCPRoutes(
                     server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
                 ).routes
