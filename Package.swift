@@ -265,7 +265,10 @@ let package = Package(
         tests("MCPTests", ["MCP", "HTTPServer", "HTTPClient", "TestSupport", "Runtime", "UpstreamFakes"]),
         tests(
             "GatewayTests",
-            ["GatewayKit", "MCP", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime"]),
+            [
+                "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "Messaging", "Contracts", "Crypto", "Runtime",
+                "TestSupport", "UpstreamFakes",
+            ]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
             "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),

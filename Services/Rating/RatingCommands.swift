@@ -58,6 +58,8 @@ struct RatingCommands: Sendable {
             return await ticker.surface.optionContract(try decode(command))
         case OptionSummaryCommand.name:
             return await ticker.surface.optionSummary(try decode(command))
+        case MapSnapshotCommand.name:
+            return await ticker.snapshots.snapshot(try decode(command))
         case OptionBarsCommand.name:
             return await ticker.surface.optionBars(try decode(command))
         default:

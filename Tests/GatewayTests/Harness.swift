@@ -104,7 +104,14 @@ struct GatewayUnderTest {
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
             + LinkOutRoutes.routes
-            + WidgetRoutes(caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2)).routes
+            + WidgetRoutes(
+                caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2), publicURL: "http://gateway.test"
+            ).routes
+            + [
+                MapSnapshotRoute(
+                    caller: caller, nearbyBudget: budgets.nearby, drawBudget: budgets.standard, google: nil
+                ).route
+            ]
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes

@@ -10,6 +10,10 @@ import Testing
 /// Answers Nearby with three places (two of the same brand) and Rating with a quote per symbol, recording all.
 final class WidgetTransport: CommandTransport {
     let sent = Mutex<[OutgoingCommand]>([])
+    /// The PNG bytes Rating "draws".
+    let snapshot: [UInt8]
+
+    init(snapshot: [UInt8] = []) { self.snapshot = snapshot }
 
     static func item(_ id: String, _ lat: Double, _ lng: Double, brand: String?, ticker: String?) -> String {
         let investable =
@@ -30,6 +34,10 @@ final class WidgetTransport: CommandTransport {
             ]
             return Reply(status: 200, body: Array(#"{"items":[\#(items.joined(separator: ","))]}"#.utf8))
         }
+        if command.name == MapSnapshotCommand.name {
+            let reply = #"{"png":"\#(Data(snapshot).base64EncodedString())"}"#
+            return Reply(status: 200, body: Array(reply.utf8))
+        }
         guard let quote = try? JSONDecoder().decode(QuoteCommand.self, from: Data(command.body)) else {
             return Reply(status: 400, body: [])
         }
@@ -43,7 +51,8 @@ final class WidgetTransport: CommandTransport {
 struct WidgetRouteTests {
     func send(_ transport: WidgetTransport, _ query: String) async -> HTTPResponse {
         let route = WidgetRoutes(
-            caller: ServiceCaller(client: transport), nearbyBudget: .seconds(1), quoteBudget: .seconds(1)
+            caller: ServiceCaller(client: transport), nearbyBudget: .seconds(1), quoteBudget: .seconds(1),
+            publicURL: "https://api.test"
         )
         .routes[0]
         let head = HTTPRequestHead(method: "GET", path: "/v1/widget/nearby", rawQuery: query, headers: HTTPHeaders([]))

@@ -98,7 +98,8 @@ final class TickerFixture: Sendable {
             surface: MarketSurfacePages(
                 pages: MarketDataPages(
                     configuration: market.configuration, settings: MarketSurfaceConfiguration(), http: testHTTPClient,
-                    logger: quietLogger()), redis: redis, logger: quietLogger()))
+                    logger: quietLogger()), redis: redis, logger: quietLogger()),
+            snapshots: MapSnapshots(renderer: ChartRenderer(workers: 1)))
     }
 
     func shutdown() async { await yahoo.shutdown() }

@@ -11,12 +11,18 @@ public struct TickerPage: Sendable {
     public let research: ResearchProxies
     /// Capabilities, aggregates, ratios and corporate events.
     public let surface: MarketSurfacePages
+    /// The widgets' map snapshot, drawn on the chart renderer.
+    public let snapshots: MapSnapshots
 
-    public init(quotes: QuotePages, charts: ChartService, research: ResearchProxies, surface: MarketSurfacePages) {
+    public init(
+        quotes: QuotePages, charts: ChartService, research: ResearchProxies, surface: MarketSurfacePages,
+        snapshots: MapSnapshots
+    ) {
         self.quotes = quotes
         self.charts = charts
         self.research = research
         self.surface = surface
+        self.snapshots = snapshots
     }
 
     /// Reads `UNDERLYING_TIMEOUT_MS` (4000: analysis and summaries), `UNDERLYING_CHART_TIMEOUT_MS` (4000),
@@ -41,6 +47,7 @@ public struct TickerPage: Sendable {
                 logger: logger),
             research: ResearchProxies(
                 underlying: underlying, timeout: .milliseconds(setting("UNDERLYING_TIMEOUT_MS", 4000, 100...60_000))),
-            surface: MarketSurfacePages(pages: pages, redis: redis, logger: logger))
+            surface: MarketSurfacePages(pages: pages, redis: redis, logger: logger),
+            snapshots: MapSnapshots(renderer: renderer))
     }
 }

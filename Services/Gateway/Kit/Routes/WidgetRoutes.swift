@@ -6,7 +6,7 @@ import HTTPServer
 /// `GET /v1/widget/nearby` (docs/COMPATIBILITY.md#widgets), no auth: Nearby's answer for the point (its cascade,
 /// tile cache and brand join, at most 12 items), ordered by distance, with quotes from Rating for the first six
 /// distinct tickers — each asked for once, in parallel, failures left out. The quotes get their own short budget
-/// after Nearby's, so the route's longest answer is the sum. No `mapSnapshotUrl` until the snapshot route exists.
+/// after Nearby's, so the route's longest answer is the sum.
 struct WidgetRoutes: Sendable {
     static let cacheControl = "public, max-age=120, stale-while-revalidate=300"
     static let quotedTickers = 6
@@ -14,6 +14,8 @@ struct WidgetRoutes: Sendable {
     let caller: ServiceCaller
     let nearbyBudget: Duration
     let quoteBudget: Duration
+    /// The gateway's public origin, for `mapSnapshotUrl`.
+    let publicURL: String
 
     var routes: [Route] {
         [
@@ -39,7 +41,7 @@ struct WidgetRoutes: Sendable {
                         }
                         return item
                     },
-                    mapSnapshotUrl: nil,
+                    mapSnapshotUrl: publicURL + "/v1/widget/map-snapshot?" + query.snapshotQuery,
                     generatedAt: Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
                 return .json(200, response, headers: [("Cache-Control", Self.cacheControl)])
             }
@@ -110,6 +112,12 @@ struct WidgetQuery: Sendable {
 
     var command: NearbyCommand {
         NearbyCommand(lat: lat, lng: lng, radius: radius, limit: limit)
+    }
+
+    /// `lat`, `lng`, `radius`, `limit` as the snapshot route reads them.
+    var snapshotQuery: String {
+        func text(_ n: Double) -> String { n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n) }
+        return "lat=\(text(lat))&lng=\(text(lng))&radius=\(text(radius))&limit=\(limit)"
     }
 }
 
