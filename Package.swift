@@ -137,7 +137,7 @@ let package = Package(
             "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance", "Tracing", "MoneyCore",
+                "Runtime", "MCP", "Finance", "Tracing", "MoneyCore", "Geo",
             ]),
         service(
             "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
@@ -270,7 +270,7 @@ let package = Package(
             "GatewayTests",
             [
                 "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
-                "Runtime", "MoneyCore", "UpstreamFakes",
+                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),

@@ -42,6 +42,26 @@ struct RatingCommands: Sendable {
             return await ticker.research.analysis(try decode(command), deadline: command.deadline)
         case ResearchSummaryCommand.name:
             return await ticker.research.summary(try decode(command), deadline: command.deadline)
+        case MarketCapabilitiesCommand.name:
+            return ticker.surface.capabilities()
+        case AggregatesCommand.name:
+            return await ticker.surface.aggregates(try decode(command))
+        case FinancialRatiosCommand.name:
+            return await ticker.surface.ratios(try decode(command))
+        case MarketEventsCommand.name:
+            return await ticker.surface.events(try decode(command))
+        case OptionsChainCommand.name:
+            return await ticker.surface.optionsChain(try decode(command))
+        case OptionContractsCommand.name:
+            return await ticker.surface.optionContracts(try decode(command))
+        case OptionContractCommand.name:
+            return await ticker.surface.optionContract(try decode(command))
+        case OptionSummaryCommand.name:
+            return await ticker.surface.optionSummary(try decode(command))
+        case MapSnapshotCommand.name:
+            return await ticker.snapshots.snapshot(try decode(command))
+        case OptionBarsCommand.name:
+            return await ticker.surface.optionBars(try decode(command))
         default:
             throw CommandDecodingError("unknown command \(command.name)")
         }

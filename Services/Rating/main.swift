@@ -25,7 +25,14 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
             "JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
     }
     let underlying = UnderlyingClient.fromEnvironment(env, http: context.http, logger: logger)
-    let tickerPage = TickerPage.make(env, market: market, underlying: underlying, redis: redis, logger: logger)
+    let surfaceSettings = MarketSurfaceConfiguration.fromEnvironment(env)
+    let pages = MarketDataPages(
+        configuration: market.configuration, settings: surfaceSettings, http: context.http,
+        pace: surfaceSettings.requestsPerMinute > 0
+            ? MassivePace(perMinute: surfaceSettings.requestsPerMinute, redis: redis, logger: logger) : nil,
+        logger: logger)
+    let tickerPage = TickerPage.make(
+        env, market: market, pages: pages, underlying: underlying, redis: redis, logger: logger)
     let materiality = HeadlineMateriality(jev: jev, redis: redis, logger: logger)
     let news = NewsPage(market: market, materiality: materiality)
     let ratings = RatingService(

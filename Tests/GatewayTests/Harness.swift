@@ -102,6 +102,16 @@ struct GatewayUnderTest {
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+            + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
+            + LinkOutRoutes.routes
+            + WidgetRoutes(
+                caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2), publicURL: "http://gateway.test"
+            ).routes
+            + [
+                MapSnapshotRoute(
+                    caller: caller, nearbyBudget: budgets.nearby, drawBudget: budgets.standard, google: nil
+                ).route
+            ]
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]
             + MemoRoutes(caller: caller, memoBudget: budgets.brief, budget: budgets.standard).routes

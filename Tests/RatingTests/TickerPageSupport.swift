@@ -94,7 +94,12 @@ final class TickerFixture: Sendable {
             charts: ChartService(
                 histories: histories, underlying: underlying, renderer: ChartRenderer(workers: 2), redis: redis,
                 underlyingTimeout: timeout, logger: quietLogger()),
-            research: ResearchProxies(underlying: underlying, timeout: timeout))
+            research: ResearchProxies(underlying: underlying, timeout: timeout),
+            surface: MarketSurfacePages(
+                pages: MarketDataPages(
+                    configuration: market.configuration, settings: MarketSurfaceConfiguration(), http: testHTTPClient,
+                    logger: quietLogger()), redis: redis, logger: quietLogger()),
+            snapshots: MapSnapshots(renderer: ChartRenderer(workers: 1)))
     }
 
     func shutdown() async { await yahoo.shutdown() }

@@ -79,6 +79,27 @@ package enum GatewayApp {
                 + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
                 + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
+                + MarketDataRoutes(
+                    caller: caller, budget: budgets.standard,
+                    limiter: configuration.limitsEnabled ? MarketDataRateLimiter(redis: redis, logger: logger) : nil
+                ).routes
+                + LinkOutRoutes.routes
+                + WidgetRoutes(
+                    caller: caller, nearbyBudget: budgets.nearby, quoteBudget: .seconds(2),
+                    publicURL: configuration.publicURL
+                ).routes
+                + [
+                    MapSnapshotRoute(
+                        caller: caller, nearbyBudget: budgets.nearby, drawBudget: budgets.standard,
+                        google: context.environment.get("GOOGLE_MAPS_API_KEY").map {
+                            StaticMapProxy(
+                                http: context.http, apiKey: $0,
+                                baseURL: context.environment.get(
+                                    "GOOGLE_STATIC_MAPS_BASE_URL", default: StaticMapProxy.defaultBaseURL),
+                                timeout: .seconds(4))
+                        }
+                    ).route
+                ]
                 + MCPRoutes(
                     server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))
                 ).routes

@@ -18,15 +18,25 @@ public final class ChartRenderer: Sendable {
 
     /// The chart as a PNG, drawn off the cooperative pool.
     public func render(_ request: ChartRequest) async throws(ChartError) -> RenderedChart {
+        try await run { () throws(ChartError) in try ChartRenderer.draw(request) }
+    }
+
+    /// A widget's map snapshot as a PNG, drawn off the cooperative pool on the same queues.
+    public func renderSnapshot(_ request: MapSnapshotRequest) async throws(ChartError) -> [UInt8] {
+        try await run { () throws(ChartError) in try MapSnapshotDrawing.draw(request) }
+    }
+
+    private func run<T: Sendable>(_ work: @escaping @Sendable () throws(ChartError) -> T) async throws(ChartError) -> T
+    {
         guard waiting.add(1, ordering: .relaxed).newValue <= maxWaiting else {
             waiting.subtract(1, ordering: .relaxed)
             throw ChartError(.busy, "too many charts waiting to render")
         }
         let index = next.add(1, ordering: .relaxed).newValue & Int.max
         let queue = queues[index % queues.count]
-        let result: Result<RenderedChart, ChartError> = await withCheckedContinuation { continuation in
+        let result: Result<T, ChartError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
-                let outcome = Result { () throws(ChartError) in try ChartRenderer.draw(request) }
+                let outcome = Result { () throws(ChartError) in try work() }
                 self.waiting.subtract(1, ordering: .relaxed)
                 continuation.resume(returning: outcome)
             }
