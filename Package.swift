@@ -170,7 +170,7 @@ let package = Package(
             "Research",
             [
                 "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
-                "Runtime", "ResearchCore",
+                "Runtime", "ResearchCore", "CCairo",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
         service(

@@ -27,7 +27,8 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     }
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
-        answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger), context: context)
+        answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger),
+        memos: MemoRenderer(), context: context)
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         try CommandRunner(

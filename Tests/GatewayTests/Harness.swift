@@ -94,7 +94,9 @@ struct GatewayUnderTest {
             ).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + AgentRoutes(
-                caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15)
+                caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15),
+                quota: gate,
+                logger: logger
             ).routes
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
@@ -241,6 +243,18 @@ final class RecordingGate: IdentifyGate {
 
     func recordUsage(userId: String?, deviceId: String?) async throws {
         counted.withLock { $0.append((userId ?? "-") + "|" + (deviceId ?? "-")) }
+    }
+}
+
+/// The research chat's quota as the same fixed verdict: the device-id rule, then `reject`; usage as `kind|user|device`.
+extension RecordingGate: GenerationQuota {
+    func check(_ caller: Caller) async -> HTTPResponse? {
+        if caller.session == nil && caller.deviceId == nil { return .error(.deviceIdRequired) }
+        return reject
+    }
+
+    func record(userId: String?, deviceId: String?, kind: String) async throws {
+        counted.withLock { $0.append(kind + ":" + (userId ?? "-") + "|" + (deviceId ?? "-")) }
     }
 }
 

@@ -54,7 +54,10 @@ package enum GatewayApp {
                 + ProgressRoutes(caller: caller, budget: budgets.standard).routes
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
-                    heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(15))
+                    heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),
+                    quota: AgentQuota(
+                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    logger: logger
                 ).routes
                 + AdminRoutes(
                     users: users, log: adminLog, usage: UsageTotals(redis: redis),
