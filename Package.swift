@@ -135,7 +135,7 @@ let package = Package(
             "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance",
+                "Runtime", "MCP", "Finance", "ResearchCore",
             ]),
         service(
             "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],

@@ -13,25 +13,36 @@ final class MemoRenderer: Sendable {
 
     init(maxWaiting: Int = 16) { self.maxWaiting = max(1, maxWaiting) }
 
-    /// The `200` reply with `thread`'s memo PDF as a `ResearchDocument` (its messages loaded), or a 503 when busy or cairo failed.
-    func reply(_ thread: AgentThreadSummary, deadline: ContinuousClock.Instant) async throws -> Reply {
-        guard waiting.add(1, ordering: .relaxed).newValue <= maxWaiting else {
-            waiting.subtract(1, ordering: .relaxed)
-            return .error(503, "memo renderer is busy; try again shortly")
+    /// The `200` reply with `thread`'s memo PDF (its messages loaded) as a `ResearchDocument`, or a 503 when busy or
+    /// cairo failed.
+    func reply(_ thread: AgentThreadSummary) async -> Reply {
+        guard let pdf = await render(ResearchMemoLayout.blocks(thread)) else {
+            return .error(503, "memo renderer is busy or failed; try again shortly")
         }
-        let pages = ResearchMemoLayout.blocks(thread)
-        let pdf: [UInt8]? = await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                let bytes = Self.draw(pages)
-                self.waiting.subtract(1, ordering: .relaxed)
-                continuation.resume(returning: bytes)
-            }
-        }
-        guard let pdf else { return .error(503, "memo could not be rendered") }
         return .json(
             200,
             ResearchDocument(
                 contentType: "application/pdf", fileName: ResearchMemoLayout.fileName(thread.id), bytes: pdf))
+    }
+
+    /// `text` under `title` as a PDF (a packet export); nil when busy or cairo failed.
+    func pdf(title: String, text: String) async -> [UInt8]? {
+        await render(ResearchMemoLayout.document(title: title, text: text))
+    }
+
+    /// `blocks` drawn on the queue; nil when `maxWaiting` are waiting already or cairo failed.
+    private func render(_ blocks: [ResearchMemoLayout.Block]) async -> [UInt8]? {
+        guard waiting.add(1, ordering: .relaxed).newValue <= maxWaiting else {
+            waiting.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        return await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                let bytes = Self.draw(blocks)
+                self.waiting.subtract(1, ordering: .relaxed)
+                continuation.resume(returning: bytes)
+            }
+        }
     }
 
     /// Draws synchronously on the calling thread: for the queue above and tests only.

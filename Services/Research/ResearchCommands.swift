@@ -13,12 +13,15 @@ struct ResearchCommands: Sendable {
     let store: ConversationStore
     let answerer: ResearchAnswerer
     let memos: MemoRenderer
+    let packets: PacketCommands
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
         case AgentChatCommand.name: try await chat(decode(command), deadline: command.deadline)
         case AgentThreadsCommand.name: try await read(decode(command), deadline: command.deadline)
+        case PacketBuildCommand.name: try await packets.build(decode(command))
+        case PacketReadCommand.name: try await packets.read(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }
@@ -162,7 +165,7 @@ struct ResearchCommands: Sendable {
             reply = .json(200, AgentThreadResponse(thread: thread.summary))
         case .memo:
             guard thread.hasMemo else { return .json(404, ["error": "research memo not found"]) }
-            reply = try await memos.reply(thread.summary, deadline: deadline)
+            reply = await memos.reply(thread.summary)
         }
         guard let resumed else { return reply }
         return announce(reply, owner: command.owner, answer: resumed, conversationId: id)

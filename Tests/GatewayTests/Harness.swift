@@ -103,6 +103,7 @@ struct GatewayUnderTest {
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + PacketRoutes(caller: caller, budget: budgets.standard, quota: gate, logger: logger).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + AlertRoutes(caller: caller, budget: budgets.standard).routes
             + [BacktestRoute(caller: caller, budget: budgets.rating).route]

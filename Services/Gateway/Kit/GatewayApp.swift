@@ -69,6 +69,12 @@ package enum GatewayApp {
                 + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
                 + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
                 + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+                + PacketRoutes(
+                    caller: caller, budget: budgets.standard,
+                    quota: AgentQuota(
+                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    logger: logger
+                ).routes
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MCPRoutes(
                     server: mcp, address: MCPAddress(rule: ClientAddress(trustedHops: mcpSettings.trustedProxyHops))

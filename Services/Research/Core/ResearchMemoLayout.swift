@@ -33,3 +33,13 @@ public enum ResearchMemoLayout {
         return "research-\(String(safe)).pdf"
     }
 }
+
+extension ResearchMemoLayout {
+    /// A plain document: `title`, then `text` in small type (a packet export).
+    public static func document(title: String, text: String) -> [Block] {
+        [
+            Block(text: title, size: 16, bold: true, gray: 0.05, after: 10),
+            Block(text: text, size: 9, bold: false, gray: 0.1, after: 0),
+        ]
+    }
+}
