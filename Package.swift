@@ -137,7 +137,7 @@ let package = Package(
             "GatewayKit", in: "Gateway", folder: "Kit",
             [
                 "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Redis", "Postgres", "Crypto", "Contracts",
-                "Runtime", "MCP", "Finance", "Tracing", "MoneyCore", "Geo",
+                "Runtime", "MCP", "Finance", "Tracing", "MoneyCore", "Geo", "ResearchCore",
             ]),
         service(
             "Gateway", ["GatewayKit", "ServiceKit", "Messaging", "Redis", "Postgres", "Runtime"],
@@ -172,7 +172,7 @@ let package = Package(
             "Research",
             [
                 "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
-                "Runtime", "ResearchCore",
+                "Runtime", "ResearchCore", "CCairo",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
         service(

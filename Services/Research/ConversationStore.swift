@@ -4,8 +4,9 @@ import Foundation
 import Postgres
 
 /// Research conversations and their turns (`research.conversations`, `research.messages`), owned by the Research
-/// service. A user message is unique per user and client message id; an assistant turn is unique per user message,
-/// so retries and concurrent duplicates converge on one stored turn.
+/// service. `user_id` holds the owner key (`ResearchOwner.key`: a user id, or `device:<id>` for a guest). A user
+/// message is unique per owner and client message id; an assistant turn is unique per user message, so retries and
+/// concurrent duplicates converge on one stored turn.
 struct ConversationStore: Sendable {
     let db: PostgresPool
 
@@ -40,7 +41,15 @@ struct ConversationStore: Sendable {
                 CREATE UNIQUE INDEX IF NOT EXISTS messages_reply_idx ON research.messages (reply_to)
                     WHERE reply_to IS NOT NULL;
                 CREATE INDEX IF NOT EXISTS messages_conversation_idx ON research.messages (conversation_id, created_at);
-                """)
+                """),
+        Migration(
+            version: 2, name: "pending runs and progress",
+            sql: """
+                ALTER TABLE research.conversations ADD COLUMN IF NOT EXISTS awaiting TEXT;
+                ALTER TABLE research.conversations ADD COLUMN IF NOT EXISTS phase TEXT;
+                ALTER TABLE research.conversations ADD COLUMN IF NOT EXISTS completed_iterations INT;
+                ALTER TABLE research.conversations ADD COLUMN IF NOT EXISTS max_iterations INT;
+                """),
     ]
 
     /// A stored user message and, once answered, its reply.
@@ -51,6 +60,8 @@ struct ConversationStore: Sendable {
         var question: ResearchArticle
         var answer: ResearchArticle?
         var status: ResearchStatus
+        /// Set while Derivation's run for this question is still going (a 202 was answered).
+        var awaitingRun: Bool
     }
 
     private static let iso = "to_char(%@ AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
@@ -73,7 +84,7 @@ struct ConversationStore: Sendable {
             SELECT q.id, q.role, q.content, q.provider, \(unescaped: Self.isoColumn("q.created_at", as: "created_iso")),
                    a.id AS a_id, a.role AS a_role, a.content AS a_content, a.provider AS a_provider,
                    \(unescaped: Self.isoColumn("a.created_at", as: "a_created_iso")),
-                   c.id AS conversation_id, c.ticker, c.derivation_id, c.status
+                   c.id AS conversation_id, c.ticker, c.derivation_id, c.status, c.awaiting = q.id AS awaiting_run
             FROM research.messages q
             JOIN research.conversations c ON c.id = q.conversation_id
             LEFT JOIN research.messages a ON a.reply_to = q.id
@@ -84,7 +95,8 @@ struct ConversationStore: Sendable {
         return Turn(
             conversationId: conversation, ticker: row.string("ticker"), derivationId: row.string("derivation_id"),
             question: question, answer: Self.article(row, prefix: "a_"),
-            status: ResearchStatus(rawValue: row.string("status") ?? "") ?? .error)
+            status: ResearchStatus(rawValue: row.string("status") ?? "") ?? .error,
+            awaitingRun: row.bool("awaiting_run") == true)
     }
 
     /// Whether `conversationId` exists and belongs to `userId`, with its Derivation conversation.
@@ -110,7 +122,7 @@ struct ConversationStore: Sendable {
             } else {
                 try await connection.execute(
                     """
-                    UPDATE research.conversations SET status = 'running', updated_at = now()
+                    UPDATE research.conversations SET status = 'running', updated_at = now(), awaiting = NULL
                     WHERE id = \(conversation) AND user_id = \(userId)
                     """)
             }
@@ -129,10 +141,59 @@ struct ConversationStore: Sendable {
         return try await turn(userId: userId, clientMessageId: clientMessageId)
     }
 
+    /// Records that Derivation's run `derivationId` for `questionId` is still going.
+    func awaitRun(conversationId: String, questionId: String, derivationId: String) async throws {
+        try await db.execute(
+            """
+            UPDATE research.conversations SET status = 'running', updated_at = now(), awaiting = \(questionId),
+                derivation_id = \(derivationId)
+            WHERE id = \(conversationId)
+            """)
+    }
+
+    /// Moves a guest's conversations (and their messages) to the signed-in user who now sends that device id. A
+    /// message whose client id the user already used stays with the guest key.
+    func claim(_ owner: ResearchOwner) async throws {
+        guard let user = owner.key, let guest = owner.claimable else { return }
+        try await db.transaction { connection in
+            let moved = try await connection.execute(
+                "UPDATE research.conversations SET user_id = \(user) WHERE user_id = \(guest)")
+            guard moved > 0 else { return }
+            try await connection.execute(
+                """
+                UPDATE research.messages m SET user_id = \(user) WHERE m.user_id = \(guest)
+                AND NOT EXISTS (SELECT 1 FROM research.messages u WHERE u.user_id = \(user)
+                                AND u.client_message_id = m.client_message_id)
+                """)
+        }
+    }
+
+    /// The question `conversationId` awaits a Derivation run for, with what resuming it needs.
+    func awaiting(userId: String, conversationId: String) async throws -> (questionId: String, derivationId: String)? {
+        let rows = try await db.query(
+            """
+            SELECT c.awaiting, c.derivation_id FROM research.conversations c
+            WHERE c.id = \(conversationId) AND c.user_id = \(userId) AND c.awaiting IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM research.messages a WHERE a.reply_to = c.awaiting)
+            """)
+        guard let row = rows.first, let question = row.string("awaiting"), let run = row.string("derivation_id")
+        else { return nil }
+        return (question, run)
+    }
+
+    /// The client message id and text of stored question `questionId`.
+    func question(_ questionId: String) async throws -> (clientMessageId: String, content: String)? {
+        let rows = try await db.query(
+            "SELECT client_message_id, content FROM research.messages WHERE id = \(questionId) AND role = 'user'")
+        guard let row = rows.first, let id = row.string("client_message_id"), let content = row.string("content")
+        else { return nil }
+        return (id, content)
+    }
+
     /// Stores the reply to `questionId` (a concurrent duplicate keeps the first) and the conversation's status.
     func answer(
         userId: String, conversationId: String, questionId: String, content: String, provider: String,
-        status: ResearchStatus, derivationId: String?
+        status: ResearchStatus, derivationId: String?, phase: String? = nil, progress: ResearchProgress? = nil
     ) async throws {
         try await db.transaction { connection in
             try await connection.execute(
@@ -145,40 +206,36 @@ struct ConversationStore: Sendable {
             try await connection.execute(
                 """
                 UPDATE research.conversations SET status = \(status.rawValue), updated_at = now(),
-                    derivation_id = COALESCE(\(derivationId), derivation_id)
+                    derivation_id = COALESCE(\(derivationId), derivation_id), awaiting = NULL,
+                    phase = \(phase), completed_iterations = \(progress?.completedIterations),
+                    max_iterations = \(progress?.maxIterations)
                 WHERE id = \(conversationId)
                 """)
         }
     }
 
     /// The user's conversations, most recently active first, with the last turn as preview.
-    func threads(userId: String, limit: Int = 50) async throws -> [AgentThreadSummary] {
+    func threads(userId: String, limit: Int = 50) async throws -> [Thread] {
         try await db.query(
             """
-            SELECT c.id, c.title, c.status, \(unescaped: Self.isoColumn("c.created_at", as: "created_iso")),
-                   \(unescaped: Self.isoColumn("c.updated_at", as: "updated_iso")),
-                   (SELECT content FROM research.messages m WHERE m.conversation_id = c.id
-                    ORDER BY m.created_at DESC LIMIT 1) AS preview
+            SELECT \(unescaped: Self.summaryColumns)
             FROM research.conversations c WHERE c.user_id = \(userId)
-            ORDER BY c.updated_at DESC LIMIT \(limit)
+            ORDER BY c.updated_at DESC, c.created_at DESC, c.id DESC LIMIT \(limit)
             """
         ).compactMap(Self.summary)
     }
 
     /// One conversation with its turns, oldest first; nil when it is not this user's.
-    func thread(userId: String, conversationId: String) async throws -> AgentThreadSummary? {
+    func thread(userId: String, conversationId: String) async throws -> Thread? {
         guard
             var summary = try await db.query(
                 """
-                SELECT c.id, c.title, c.status, \(unescaped: Self.isoColumn("c.created_at", as: "created_iso")),
-                       \(unescaped: Self.isoColumn("c.updated_at", as: "updated_iso")),
-                       (SELECT content FROM research.messages m WHERE m.conversation_id = c.id
-                        ORDER BY m.created_at DESC LIMIT 1) AS preview
+                SELECT \(unescaped: Self.summaryColumns)
                 FROM research.conversations c WHERE c.id = \(conversationId) AND c.user_id = \(userId)
                 """
             ).first.flatMap(Self.summary)
         else { return nil }
-        summary.messages = try await db.query(
+        summary.summary.messages = try await db.query(
             """
             SELECT id, role, content, provider, \(unescaped: Self.isoColumn("created_at", as: "created_iso"))
             FROM research.messages WHERE conversation_id = \(conversationId) ORDER BY created_at, id
@@ -187,13 +244,38 @@ struct ConversationStore: Sendable {
         return summary
     }
 
-    private static func summary(_ row: PostgresRow) -> AgentThreadSummary? {
+    private static let summaryColumns = """
+        c.id, c.title, c.status, c.ticker, c.phase, c.completed_iterations, c.max_iterations,
+        \(isoColumn("c.created_at", as: "created_iso")), \(isoColumn("c.updated_at", as: "updated_iso")),
+        (SELECT content FROM research.messages m WHERE m.conversation_id = c.id
+         ORDER BY m.created_at DESC LIMIT 1) AS preview,
+        EXISTS (SELECT 1 FROM research.messages a WHERE a.conversation_id = c.id AND a.role = 'assistant'
+                AND a.provider IS DISTINCT FROM 'unavailable') AS has_memo
+        """
+
+    /// A stored thread: what the client sees, plus what the service needs to show it.
+    struct Thread: Sendable {
+        var summary: AgentThreadSummary
+        var ticker: String?
+        var progress: ResearchProgress?
+        var hasMemo: Bool
+    }
+
+    private static func summary(_ row: PostgresRow) -> Thread? {
         guard let id = row.string("id"), let title = row.string("title") else { return nil }
-        return AgentThreadSummary(
+        let status = ResearchStatus(rawValue: row.string("status") ?? "") ?? .error
+        var summary = AgentThreadSummary(
             id: id, title: title, createdAt: row.string("created_iso") ?? "",
             updatedAt: row.string("updated_iso") ?? "",
-            preview: String((row.string("preview") ?? "").prefix(180)),
-            status: ResearchStatus(rawValue: row.string("status") ?? "") ?? .error)
+            preview: String((row.string("preview") ?? "").prefix(180)), status: status)
+        summary.phase = row.string("phase")
+        let completed = row.int("completed_iterations")
+        let maximum = row.int("max_iterations")
+        return Thread(
+            summary: summary, ticker: row.string("ticker"),
+            progress: completed == nil && maximum == nil
+                ? nil : ResearchProgress(completedIterations: completed, maxIterations: maximum),
+            hasMemo: row.bool("has_memo") == true)
     }
 
     /// `$TICKER research`, else the message's first line (72 characters).

@@ -31,13 +31,18 @@ struct DerivationClient: Sendable {
         var content: String
         var status: ResearchStatus
         var conversationId: String
+        var phase: String?
+        var progress: ResearchProgress?
     }
 
     enum Failure: Error {
         case unavailable(String)
         case machineError(String)
         case noBrief
+        /// The run is still going at the deadline (its conversation id).
         case stillRunning(String)
+        /// Derivation refuses more work on this conversation (HTTP 409).
+        case conflict
     }
 
     /// The brief for `prompt`, continuing `conversation` when given; throws `Failure` by `deadline`.
@@ -55,9 +60,26 @@ struct DerivationClient: Sendable {
         let started = try await request("POST", "/api/explore", body: body, deadline: deadline)
         if let error = DerivationReading.machineText(started["error"]) { throw .machineError(error) }
         guard let (id, startStatus) = DerivationReading.startedConversation(started) else { throw .noBrief }
-        var status = startStatus
+        return try await finish(id: id, status: startStatus, deadline: deadline)
+    }
+
+    /// The brief of run `id` started earlier: polled now, then as `brief` does.
+    func resume(id: String, deadline: ContinuousClock.Instant) async throws(Failure) -> Brief {
+        let summary = try await request(
+            "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
+        return try await finish(id: id, status: DerivationReading.polledStatus(summary), deadline: deadline)
+    }
+
+    /// Polls run `id` to a terminal status, then reads its display projection.
+    private func finish(id: String, status initial: ResearchStatus, deadline: ContinuousClock.Instant)
+        async throws(Failure) -> Brief
+    {
+        var status = initial
         while !DerivationReading.terminal(status) {
-            guard ContinuousClock.now + pollInterval < deadline else { throw .stillRunning(id) }
+            // Another poll needs the interval and time for the request (and the brief's) itself.
+            guard ContinuousClock.now + pollInterval + Self.requestReserve < deadline else {
+                throw .stillRunning(id)
+            }
             try? await Task.sleep(for: pollInterval)
             let summary = try await request(
                 "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&summary=1", deadline: deadline)
@@ -65,10 +87,16 @@ struct DerivationClient: Sendable {
         }
         let run = try await request(
             "GET", "/api/autoresearch?conversation_id=\(Self.escape(id))&display=1", deadline: deadline)
+        let (phase, progress) = DerivationReading.progress(run)
+        if status == .blocked {
+            let reason = ResearchProjection.blockedReason(
+                DerivationReading.blocker(run) ?? DerivationReading.briefText(run))
+            return Brief(content: reason, status: .blocked, conversationId: id, phase: phase, progress: progress)
+        }
         if let error = DerivationReading.machineText(run["error"]) { throw .machineError(error) }
         guard let content = DerivationReading.briefText(run) else { throw .noBrief }
         if let code = DerivationReading.machineText(.string(content)) { throw .machineError(code) }
-        return Brief(content: content, status: status, conversationId: id)
+        return Brief(content: content, status: status, conversationId: id, phase: phase, progress: progress)
     }
 
     private func request(
@@ -89,6 +117,7 @@ struct DerivationClient: Sendable {
         }
         let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
         guard (200..<300).contains(response.status) else {
+            if response.status == 409 && method == "POST" { throw .conflict }
             if let code = DerivationReading.machineText(decoded?["error"])
                 ?? DerivationReading.machineText(decoded?["code"])
             {
@@ -99,6 +128,9 @@ struct DerivationClient: Sendable {
         guard let decoded else { throw .unavailable("not JSON") }
         return decoded
     }
+
+    /// The least time left for one more poll to be worth starting.
+    static let requestReserve: Duration = .milliseconds(750)
 
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))

@@ -19,26 +19,54 @@ struct ResearchAnswerer: Sendable {
         var provider: String
         var status: ResearchStatus
         var derivationId: String?
+        var phase: String? = nil
+        var progress: ResearchProgress? = nil
     }
 
+    /// What became of a turn: answered, still running at Derivation (a 202), or refused by Derivation (a 409).
+    enum Outcome: Sendable {
+        case answered(Answer)
+        case pending(derivationId: String)
+        case conflict
+    }
+
+    /// Answers a turn: Derivation first (resuming run `resuming` when it was started earlier), else OpenRouter's
+    /// chain when `fallback`, else the plain sentence. A run still going at its deadline is `pending`, never a fallback.
     func answer(
-        message: String, ticker: String?, derivationId: String?, clientMessageId: String, depth: String,
-        deadline: ContinuousClock.Instant
-    ) async -> Answer {
+        message: String, ticker: String?, derivationId: String?, resuming: String? = nil, clientMessageId: String,
+        depth: String, fallback: Bool = true, deadline: ContinuousClock.Instant
+    ) async -> Outcome {
         let prompt = ResearchWriting.prompt(message, ticker: ticker)
-        var knownDerivationId = derivationId
+        let knownDerivationId = resuming ?? derivationId
         if let derivation {
-            do {
-                let brief = try await derivation.brief(
-                    prompt: prompt, conversation: derivationId, clientMessageId: clientMessageId, depth: depth,
-                    deadline: deadline - ResearchWriting.fallbackReserve)
-                return Answer(
-                    content: brief.content, provider: "derivation", status: brief.status,
-                    derivationId: brief.conversationId)
+            let share = fallback ? deadline - ResearchWriting.fallbackReserve : deadline
+            do throws(DerivationClient.Failure) {
+                let brief: DerivationClient.Brief
+                if let resuming {
+                    brief = try await derivation.resume(id: resuming, deadline: share)
+                } else {
+                    brief = try await derivation.brief(
+                        prompt: prompt, conversation: derivationId, clientMessageId: clientMessageId, depth: depth,
+                        deadline: share)
+                }
+                return .answered(
+                    Answer(
+                        content: brief.content, provider: "derivation", status: brief.status,
+                        derivationId: brief.conversationId, phase: brief.phase, progress: brief.progress))
             } catch {
-                if case .stillRunning(let id) = error { knownDerivationId = id }
-                logger.warning("derivation failed; falling back to OpenRouter", [LogKeys.error: .string("\(error)")])
+                switch error {
+                case .stillRunning(let id): return .pending(derivationId: id)
+                case .conflict: return .conflict
+                default:
+                    logger.warning("derivation failed; falling back", [LogKeys.error: .string("\(error)")])
+                }
             }
+        }
+        guard fallback else {
+            return .answered(
+                Answer(
+                    content: ResearchWriting.unavailable, provider: "unavailable", status: .error,
+                    derivationId: knownDerivationId))
         }
         struct Brief: Decodable, Sendable { let brief: String }
         let outcome = await openRouter.chatJSON(
@@ -47,15 +75,17 @@ struct ResearchAnswerer: Sendable {
             temperature: 0.3, timeoutPerModel: .seconds(25), deadline: deadline, feature: "research",
             accept: { ResearchWriting.acceptable($0.brief) })
         if let result = outcome.result {
-            return Answer(
-                content: result.value.brief.trimmingCharacters(in: .whitespacesAndNewlines), provider: "openrouter",
-                status: .conclusive, derivationId: knownDerivationId)
+            return .answered(
+                Answer(
+                    content: result.value.brief.trimmingCharacters(in: .whitespacesAndNewlines),
+                    provider: "openrouter", status: .conclusive, derivationId: knownDerivationId))
         }
         if case .allModelsFailed(let failures) = outcome {
             logger.warning("research fallback failed on every model", [LogKeys.models: .int(failures.count)])
         }
-        return Answer(
-            content: ResearchWriting.unavailable, provider: "unavailable", status: .error,
-            derivationId: knownDerivationId)
+        return .answered(
+            Answer(
+                content: ResearchWriting.unavailable, provider: "unavailable", status: .error,
+                derivationId: knownDerivationId))
     }
 }

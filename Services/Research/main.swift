@@ -16,7 +16,7 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     // Only for the usage reports (the admin cost of its OpenRouter calls).
     let redis = try await RedisClient.make(RedisSettings(env, defaultPoolSize: 2), logger: logger)
-    try await db.migrate(schema: "research", migrations: ConversationStore.migrations)
+    try await db.migrate(schema: "research", migrations: ConversationStore.migrations + PacketStore.migrations)
     let derivation = DerivationClient.fromEnvironment(env, http: context.http)
     let openRouter = OpenRouterClient.fromEnvironment(env, http: context.http, logger: logger)
     if derivation == nil {
@@ -25,11 +25,17 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     if !openRouter.isConfigured {
         logger.info("OPENROUTER_API_KEY is not set: without Derivation, research is unavailable")
     }
+    let memos = MemoRenderer()
+    let packets = PacketStore(db: db)
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
-        answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger), context: context)
+        answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger),
+        memos: memos, packets: PacketCommands(store: packets, memos: memos), context: context)
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
+        PacketWorker(
+            store: packets, engine: UnderlyingPackets.fromEnvironment(env, http: context.http),
+            publisher: context.publisher, env: env, logger: logger),
         try CommandRunner(
             configuration: context.kafka, service: .research, producer: context.producer,
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 64), logger: logger, handler: commands.handle),

@@ -94,13 +94,16 @@ struct GatewayUnderTest {
             ).routes
             + ProgressRoutes(caller: caller, budget: budgets.standard).routes
             + AgentRoutes(
-                caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15)
+                caller: caller, chatBudget: budgets.agent, budget: budgets.standard, heartbeat: .seconds(15),
+                quota: gate,
+                logger: logger
             ).routes
             + PushRoutes(caller: caller, tokens: tokens, budget: budgets.standard).routes
             + [ResolveComparableRoute(caller: caller, budget: budgets.standard).route]
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+            + PacketRoutes(caller: caller, budget: budgets.standard, quota: gate, logger: logger).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
             + LinkOutRoutes.routes
@@ -258,6 +261,18 @@ final class RecordingGate: IdentifyGate {
     }
 
     func release(_ usage: Int64) async { counted.withLock { $0[Int(usage)] = "released" } }
+}
+
+/// The research chat's quota as the same fixed verdict: the device-id rule, then `reject`; usage as `kind|user|device`.
+extension RecordingGate: GenerationQuota {
+    func check(_ caller: Caller) async -> HTTPResponse? {
+        if caller.session == nil && caller.deviceId == nil { return .error(.deviceIdRequired) }
+        return reject
+    }
+
+    func record(userId: String?, deviceId: String?, kind: String) async throws {
+        counted.withLock { $0.append(kind + ":" + (userId ?? "-") + "|" + (deviceId ?? "-")) }
+    }
 }
 
 /// Sign-in's user: the known user for its address, a new id for any other.

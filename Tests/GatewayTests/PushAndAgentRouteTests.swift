@@ -90,7 +90,8 @@ struct PushAndAgentRouteTests {
             .command(
                 .research, "agent.chat.v1", key: user,
                 fields: [
-                    "userId": s(user), "message": s("hi"), "ticker": s("AAPL"), "conversationId": s("c_1"),
+                    "owner": .object(["userId": s(user)]), "message": s("hi"), "ticker": s("AAPL"),
+                    "conversationId": s("c_1"),
                     "clientMessageId": s("m_1"), "researchDepth": s("auto"),
                 ])),
         RouteCase(
@@ -98,9 +99,10 @@ struct PushAndAgentRouteTests {
             .command(.research, "agent.chat.v1", key: user, fields: ["researchDepth": s("deep")])),
         RouteCase(
             "POST", "/v1/agent/chat", body: #"{"message":"  "}"#, signedIn: true,
-            .rejected(400, "message required (1-4000 chars)")),
+            .rejected(400, "valid message required (1–4000 chars)")),
         RouteCase(
-            "POST", "/v1/agent/chat", body: "{}", signedIn: true, .rejected(400, "message required (1-4000 chars)")),
+            "POST", "/v1/agent/chat", body: "{}", signedIn: true,
+            .rejected(400, "valid message required (1–4000 chars)")),
         RouteCase(
             "POST", "/v1/agent/chat", body: #"{"message":"hi","ticker":"1x"}"#, signedIn: true,
             .rejected(400, "invalid ticker")),
@@ -113,23 +115,41 @@ struct PushAndAgentRouteTests {
         RouteCase(
             "POST", "/v1/agent/chat", body: #"{"message":"hi","researchDepth":"ultra"}"#, signedIn: true,
             .rejected(400, "invalid researchDepth")),
-        RouteCase("POST", "/v1/agent/chat", body: #"{"message":"hi"}"#, .rejected(401, "missing bearer token")),
         RouteCase(
-            "POST", "/v1/agent/stream", body: "{}", signedIn: true, .rejected(400, "message required (1-4000 chars)")),
-        RouteCase("POST", "/v1/agent/stream", body: #"{"message":"hi"}"#, .rejected(401, "missing bearer token")),
+            "POST", "/v1/agent/chat", body: #"{"message":"hi"}"#,
+            .rejected(400, "X-Device-Id header required for anonymous requests")),
+        RouteCase(
+            "POST", "/v1/agent/chat", body: #"{"message":"hi"}"#, headers: [.init(name: "X-Device-Id", value: "dev-1")],
+            .command(
+                .research, "agent.chat.v1", key: "device:dev-1",
+                fields: ["owner": .object(["deviceId": s("dev-1")])])),
+        RouteCase(
+            "POST", "/v1/agent/stream", body: "{}", signedIn: true,
+            .rejected(400, "valid message required (1–4000 chars)")),
+        RouteCase(
+            "POST", "/v1/agent/stream", body: #"{"message":"hi"}"#,
+            .rejected(400, "X-Device-Id header required for anonymous requests")),
         RouteCase(
             "GET", "/v1/agent/threads", signedIn: true,
-            .command(.research, "agent.threads.v1", key: user, fields: ["userId": s(user), "statusOnly": b(false)])),
+            .command(
+                .research, "agent.threads.v1", key: user,
+                fields: ["owner": .object(["userId": s(user)]), "view": s("thread")])),
         RouteCase(
             "GET", "/v1/agent/threads/c_1", signedIn: true,
             .command(
-                .research, "agent.threads.v1", key: user, fields: ["conversationId": s("c_1"), "statusOnly": b(false)])),
+                .research, "agent.threads.v1", key: user, fields: ["conversationId": s("c_1"), "view": s("thread")])),
         RouteCase(
             "GET", "/v1/agent/threads/c_1/status", signedIn: true,
             .command(
-                .research, "agent.threads.v1", key: user, fields: ["conversationId": s("c_1"), "statusOnly": b(true)])),
+                .research, "agent.threads.v1", key: user, fields: ["conversationId": s("c_1"), "view": s("status")])),
+        RouteCase(
+            "GET", "/v1/agent/threads/c_1/memo", headers: [.init(name: "X-Device-Id", value: "dev-1")],
+            .command(
+                .research, "agent.threads.v1", key: "device:dev-1",
+                fields: ["conversationId": s("c_1"), "view": s("memo")])),
         RouteCase("GET", "/v1/agent/threads/a%20b", signedIn: true, .rejected(400, "invalid conversation id")),
-        RouteCase("GET", "/v1/agent/threads", .rejected(401, "missing bearer token")),
+        RouteCase(
+            "GET", "/v1/agent/threads", .rejected(400, "X-Device-Id header required for anonymous requests")),
     ]
 
     @Test(arguments: push) func pushRoute(_ routeCase: RouteCase) async throws { try await routeCase.check() }

@@ -74,7 +74,8 @@ struct ResearchCoreTests {
         let push = ResearchWriting.push(userId: "u1", conversationId: "t1", answer: answer)
         #expect(push.id == "agent-a1")
         #expect(push.userIds == ["u1"])
-        #expect(push.body.count == 140)
+        #expect(push.body.count == 160)
+        #expect(push.title == "Your research is ready")
         #expect(push.dedupe.map(\.key) == ["a1"])
         #expect(push.data["threadId"] == .string("t1"))
     }

@@ -9,7 +9,7 @@ import UpstreamFakes
 
 extension SystemTests {
     /// Research chat through the gateway and the Research service, with loopback fakes for Derivation and OpenRouter:
-    /// who answers, what is stored, idempotent retries, and owner-only threads.
+    /// who answers, what is stored, idempotent retries, and owner-only threads (guests: `ResearchGuestTests`).
     @Suite struct ResearchChatTests {
         final class Modes: Sendable {
             private let state = Mutex<(derivation: String, openRouter: String)>(("ok", "ok"))
@@ -81,7 +81,7 @@ extension SystemTests {
             let stranger = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
 
             #expect(
-                try await SystemClient.send(gateway, "POST", "/v1/agent/chat", json: #"{"message":"hi"}"#).status == 401
+                try await SystemClient.send(gateway, "POST", "/v1/agent/chat", json: #"{"message":"hi"}"#).status == 400
             )
             #expect(try await Self.chat(gateway, owner, #"{"message":"   "}"#).status == 400)
 
@@ -215,12 +215,12 @@ extension SystemTests {
             #expect(streamed.headers["Content-Type"] == "text/event-stream")
             let text = SystemClient.text(streamed)
             let events = text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
-            let heartbeats = events.filter { $0.hasPrefix("event: heartbeat") }
+            let heartbeats = events.filter { $0.hasPrefix("event: ping") }
             #expect(heartbeats.count >= 3, "\(text)")  // a 2 s answer at 300 ms
-            let message = try #require(events.first { $0.hasPrefix("event: message") })
+            let message = try #require(events.first { $0.hasPrefix("event: article") })
             let json = try #require(message.components(separatedBy: "data: ").last)
-            let answer = try JSONDecoder().decode(AgentChatResponse.self, from: Data(json.utf8))
-            #expect(answer.article.content == "Derivation brief: MCD's franchise model holds up.")
+            let answer = try JSONDecoder().decode(ResearchArticle.self, from: Data(json.utf8))
+            #expect(answer.content == "Derivation brief: MCD's franchise model holds up.")
             #expect(events.last?.hasPrefix("event: done") == true)
             // Heartbeats were written while the answer was pending, before it arrived.
             let stamps = heartbeats.compactMap { $0.components(separatedBy: "\"ts\":").last?.dropLast() }.compactMap {

@@ -66,7 +66,10 @@ package enum GatewayApp {
                 + ProgressRoutes(caller: caller, budget: budgets.standard).routes
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
-                    heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(15))
+                    heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),
+                    quota: AgentQuota(
+                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    logger: logger
                 ).routes
                 + AdminRoutes(
                     users: users, log: adminLog, usage: UsageTotals(redis: redis),
@@ -78,6 +81,12 @@ package enum GatewayApp {
                 + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
                 + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
                 + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
+                + PacketRoutes(
+                    caller: caller, budget: budgets.standard,
+                    quota: AgentQuota(
+                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    logger: logger
+                ).routes
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,

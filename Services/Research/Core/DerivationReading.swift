@@ -54,3 +54,27 @@ public enum DerivationReading {
         return trimmed.isEmpty ? nil : trimmed
     }
 }
+
+extension DerivationReading {
+    /// A run's phase and iteration counts from a `summary=1` or `display=1` answer (top level or `progress`).
+    public static func progress(_ run: [String: JSONValue]) -> (phase: String?, progress: ResearchProgress?) {
+        let nested = object(run["progress"]) ?? [:]
+        let completed = int(run["completed_iterations"]) ?? int(nested["completed_iterations"])
+        let maximum = int(run["max_iterations"]) ?? int(nested["max_iterations"])
+        let phase = string(run["phase"]) ?? string(nested["phase"])
+        let progress =
+            completed == nil && maximum == nil
+            ? nil : ResearchProgress(completedIterations: completed, maxIterations: maximum)
+        return (phase.map { String($0.prefix(80)) }, progress)
+    }
+
+    /// Why a blocked run stopped (`preview.blocker.reason`, else `conclusion.reason`).
+    public static func blocker(_ run: [String: JSONValue]) -> String? {
+        string(object(object(run["preview"])?["blocker"])?["reason"]) ?? string(object(run["conclusion"])?["reason"])
+    }
+
+    static func int(_ value: JSONValue?) -> Int? {
+        guard case .number(let n) = value, n.isFinite, n >= 0, n < 1_000_000 else { return nil }
+        return Int(n)
+    }
+}

@@ -29,14 +29,23 @@ public enum ResearchWriting {
             && DerivationReading.machineText(.string(brief)) == nil
     }
 
-    /// `agent_response` for the owner, keyed by the reply's id (one notification per reply, however often the
+    /// `agent_response` for a signed-in owner, keyed by the reply's id (one notification per reply, however often the
     /// after-reply work is retried).
     public static func push(userId: String, conversationId: String, answer: ResearchArticle) -> PushRequest {
         PushRequest(
             id: "agent-" + answer.id, userIds: [userId], eventKey: .agentResponse, eventKind: "agent_response",
-            title: "Research ready", body: String(answer.content.prefix(140)),
+            title: "Your research is ready", body: pushBody(answer.content),
             data: ["kind": .string("agent_response"), "threadId": .string(conversationId)],
             target: PushTarget(type: "research", fields: ["threadId": .string(conversationId)]),
             dedupe: [PushDedupe(slot: "agent_response", key: answer.id)])
+    }
+}
+
+extension ResearchWriting {
+    /// The notification's text: the answer's first line cut to 160 characters (`Research ready` when blank).
+    static func pushBody(_ content: String) -> String {
+        let first = content.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let trimmed = first.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? "Research ready" : String(trimmed.prefix(160))
     }
 }
