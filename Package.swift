@@ -237,7 +237,7 @@ let package = Package(
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
-        tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts"]),
+        tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts", "Runtime"]),
         tests("ResearchTests", ["ResearchCore", "Contracts"]),
         tests(
             "NearbyTests",
@@ -273,7 +273,7 @@ let package = Package(
             "SystemTests",
             [
                 "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
-                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes", "IdentifyCore", "Geo",
             ]),
     ],
     swiftLanguageModes: [.v6]
