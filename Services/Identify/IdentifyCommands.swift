@@ -29,6 +29,7 @@ struct IdentifyCommands: Sendable {
         case QuestsCommand.name: try await play.daily(decode(command))
         case WeeklyQuestsCommand.name: try await play.weekly(decode(command))
         case CurrentEventCommand.name: play.currentEvent()
+        case WeeklyScoresCommand.name: try await play.weeklyScores(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

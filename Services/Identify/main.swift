@@ -22,7 +22,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(
         schema: "identify",
-        migrations: FindsStore.migrations + ProgressStore.migrations + [
+        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations + [
             Outbox.migration(version: 30, schema: "identify")
         ])
     try await BrandTickerCache.migrate(db)
@@ -67,7 +67,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
     }
     let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
-    let play = PlayCommands(store: QuestStore(db: db), clock: { Date() })
+    let play = PlayCommands(store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), clock: { Date() })
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds,
         effects: IdentifyEffects(

@@ -186,3 +186,17 @@ struct XPEventsTests {
         #expect(XPEvents.multiplier(sector: nil, event: everyone) == 3)
     }
 }
+
+/// The leaderboard's ranking rule.
+struct LeaderboardRulesTests {
+    @Test func scoreThenUserIdAndTheCallerAlwaysRanked() {
+        let scores = ["b": 30, "a": 30, "c": 45, "d": 15]
+        let (top, own) = LeaderboardRules.rank(scores: scores, caller: "d", limit: 2)
+        #expect(top == [ScoredUser(userId: "c", score: 45, rank: 1), ScoredUser(userId: "a", score: 30, rank: 2)])
+        #expect(own == ScoredUser(userId: "d", score: 15, rank: 4))
+        let (_, unscored) = LeaderboardRules.rank(scores: scores, caller: "z", limit: 50)
+        #expect(unscored == ScoredUser(userId: "z", score: 0, rank: 5))
+        #expect(LeaderboardRules.rank(scores: scores, caller: "z", limit: 500).top.count == 4)
+        #expect(LeaderboardRules.rank(scores: [:], caller: "z", limit: 50).caller.rank == 1)
+    }
+}

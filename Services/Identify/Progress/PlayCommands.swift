@@ -5,9 +5,11 @@ import Messaging
 import Runtime
 
 /// Play beside the XP ledger: `GET /v1/quests` and `GET /v1/quests/weekly`, evaluated from the journal on read (the XP
-/// is paid by the `find.recorded` consumer, `award`, never on a client's word), and `GET /v1/events/current`.
+/// is paid by the `find.recorded` consumer, `award`, never on a client's word), `GET /v1/events/current` and the
+/// weekly leaderboard's ranking.
 struct PlayCommands: Sendable {
     let store: QuestStore
+    let leaderboard: LeaderboardStore
     let clock: @Sendable () -> Date
 
     func daily(_ command: QuestsCommand) async throws -> Reply {
@@ -25,6 +27,18 @@ struct PlayCommands: Sendable {
             200,
             WeeklyQuestsResponse(
                 cycleStart: Timestamp.iso8601(cycle.start), cycleEnd: Timestamp.iso8601(cycle.end), quests: quests))
+    }
+
+    /// The weekly leaderboard's ranking by user id (the gateway shows handles instead).
+    func weeklyScores(_ command: WeeklyScoresCommand) async throws -> Reply {
+        let cycle = WeeklyCycle.window(containing: clock())
+        let ranked = LeaderboardRules.rank(
+            scores: try await leaderboard.pioneerScores(in: cycle), caller: command.userId, limit: command.limit)
+        return .json(
+            200,
+            WeeklyScores(
+                cycleStart: Timestamp.iso8601(cycle.start), cycleEnd: Timestamp.iso8601(cycle.end), top: ranked.top,
+                caller: ranked.caller))
     }
 
     /// The XP event open now; the same for everyone, so shared caches may keep it a minute.
