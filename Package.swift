@@ -240,7 +240,7 @@ let package = Package(
         tests("OCRTests", ["OCR", "Runtime", "TestSupport"]),
         tests("ChartsTests", ["Charts", "Contracts"]),
         tests("GeoTests", ["Geo"]),
-        tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts"]),
+        tests("IdentifyTests", ["IdentifyCore", "Finance", "Contracts", "Runtime"]),
         tests("ResearchTests", ["ResearchCore", "Contracts"]),
         tests(
             "NearbyTests",
@@ -280,7 +280,8 @@ let package = Package(
             "SystemTests",
             [
                 "HTTPClient", "HTTPServer", "Kafka", "Messaging", "Postgres", "Redis", "Scheduling", "ServiceKit",
-                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes", "Tracing",
+                "Crypto", "Finance", "Contracts", "Runtime", "TestSupport", "UpstreamFakes", "Tracing", "IdentifyCore",
+                "Geo",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,6 +13,7 @@ struct IdentifyCommands: Sendable {
     let effects: IdentifyEffects
     let photos: PhotoClaims
     let progress: ProgressCommands
+    let play: PlayCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -25,6 +26,10 @@ struct IdentifyCommands: Sendable {
         case DexCommand.name: try await finds.dex(decode(command))
         case ProgressCommand.name: try await progress.progress(decode(command))
         case UniverseSummaryCommand.name: try await progress.universe(decode(command), deadline: command.deadline)
+        case QuestsCommand.name: try await play.daily(decode(command))
+        case WeeklyQuestsCommand.name: try await play.weekly(decode(command))
+        case CurrentEventCommand.name: play.currentEvent()
+        case WeeklyScoresCommand.name: try await play.weeklyScores(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -22,7 +22,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(
         schema: "identify",
-        migrations: FindsStore.migrations + ProgressStore.migrations + [
+        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations + [
             Outbox.migration(version: 30, schema: "identify")
         ])
     try await BrandTickerCache.migrate(db)
@@ -67,6 +67,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
     }
     let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
+    let play = PlayCommands(store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), clock: { Date() })
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds,
         effects: IdentifyEffects(
@@ -74,7 +75,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             circuit: DatabaseCircuit(threshold: env.get("IDENTIFY_DB_CIRCUIT_THRESHOLD", default: 3), logger: logger)),
         photos: PhotoClaims(redis: redis),
         progress: ProgressCommands(
-            progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)))
+            progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)),
+        play: play)
     return [
         replies,
         OutboxRelay.fromEnvironment(env, outbox: outbox),
@@ -82,6 +84,10 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             configuration: context.kafka, topic: Topics.identifyEffects, groupId: IdentifyEffects.groupId,
             producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
+        // Quests are paid from Identify's own find stream, in a group of their own (docs/decisions/0044-play-in-identify.md).
+        try FindsRecordedConsumer(
+            configuration: context.kafka, groupId: "mapvest.identify.quests", metricsPrefix: "identify_quests",
+            logger: logger, apply: play.award),
         try CommandRunner(
             configuration: context.kafka, service: .identify, producer: context.producer,
             // Mostly I/O-bound waits (vision, Exa, Jev, Redis, Postgres): hundreds per replica. The CPU-bound part

@@ -3,6 +3,7 @@ import Finance
 import Foundation
 import HTTPClient
 import HTTPServer
+import IdentifyCore
 import Kafka
 import Runtime
 import TestSupport
@@ -45,6 +46,20 @@ extension SystemTests {
             #expect(response.status == 200, "\(SystemClient.text(response))")
         }
 
+        /// The find XP of catching these tickers now: 10 each, doubled in an open Sector Saturday's sector.
+        static func findXP(_ tickers: [String]) -> Int {
+            let event = XPEvents.active(at: Date())
+            return tickers.map {
+                ProgressRules.xpPerFind
+                    * XPEvents.multiplier(sector: XPEvents.seedSector(ticker: $0, comparable: nil), event: event)
+            }.reduce(0, +)
+        }
+
+        /// The quest XP the rules owe for the user's journal now.
+        static func questXP(_ gateway: GatewayProcess, _ auth: [(String, String)], userId: String) async throws -> Int {
+            QuestTests.questXP(userId: userId, journal: try await QuestTests.journal(gateway, auth), now: Date())
+        }
+
         @Test func streakXPPioneerBadgeAndRedelivery() async throws {
             let identify = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-progress-\(UInt16.random(in: 0...9999))")
@@ -52,14 +67,15 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let token = try await FindsTests.signIn(gateway)
+            let (token, userId) = try await SystemClient.signIn(gateway)
             let auth = [("Authorization", "Bearer \(token)")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
             #expect(try await SystemClient.send(gateway, "GET", "/v1/progress").status == 401)
             let zero = try await Self.progress(gateway, auth)
             #expect(zero.xp == 0 && zero.level == 1 && zero.streakDays == 0 && zero.lastFindDay == nil)
 
-            // Three finds on consecutive UTC days; two in one tile, one in another → 3 × 10 + 2 × 15 XP.
+            // Three finds on consecutive UTC days; two in one tile, one in another → 3 × 10 + 2 × 15 XP, and whatever
+            // weekly quest they complete (paid by the find stream's consumer).
             try await Self.replay(
                 gateway, auth,
                 [
@@ -67,13 +83,15 @@ extension SystemTests {
                     #"{"brand":"Chipotle","ticker":"CMG","confidence":"high","lat":40.7581,"lng":-73.9856,"createdAt":"\#(Self.day(2))T12:00:00.000Z"}"#,
                     #"{"brand":"Nike","ticker":"NKE","confidence":"high","lat":34.05,"lng":-118.25,"createdAt":"\#(Self.day(1))T12:00:00.000Z"}"#,
                 ])
+            var quests = try await Self.questXP(gateway, auth, userId: userId)
+            var finds = Self.findXP(["SBUX", "CMG", "NKE"]) + 2 * 15
+            #expect(try await QuestTests.waitForXP(gateway, auth, finds + quests) == finds + quests)
             var progress = try await Self.progress(gateway, auth)
             #expect(progress.streakDays == 3)
             #expect(progress.lastFindDay == Self.day(1))
-            #expect(progress.xp == 60)
-            #expect(progress.level == 1)
+            #expect(progress.level == ProgressRules.level(xp: progress.xp))
 
-            // A re-catch today: no new find, +10 XP (its tile is pioneered already), the streak goes on.
+            // A re-catch today: no new find, its find XP (its tile is pioneered already), the streak goes on.
             try await Self.replay(
                 gateway, auth,
                 [
@@ -82,12 +100,11 @@ extension SystemTests {
             let listed = try await SystemClient.send(gateway, "GET", "/v1/finds", headers: auth)
             #expect(try JSONDecoder().decode(FindsResponse.self, from: Data(listed.body)).count == 3)
             progress = try await Self.progress(gateway, auth)
-            #expect(progress.xp == 70)
+            finds += Self.findXP(["SBUX"])
+            #expect(progress.xp == finds + quests)
             #expect(progress.streakDays == 4)
 
             // The same handed-off effects command delivered twice awards once; a third, distinct one awards too.
-            let me = SystemClient.json(try await SystemClient.send(gateway, "GET", "/v1/auth/me", headers: auth))
-            let userId = try #require((me["user"] as? [String: Any])?["id"] as? String)
             let producer = try KafkaProducer.make(
                 configuration: KafkaConfiguration(
                     brokers: try TestEnvironment.require("KAFKA_BROKERS"), isDevelopment: true),
@@ -111,16 +128,19 @@ extension SystemTests {
             for body in [repeated, repeated, try effects("Apple", "AAPL", key: "distinct-\(UUID().uuidString)")] {
                 _ = try await producer.send(topic: topic, key: Array(userId.utf8), value: body, headers: header)
             }
-            var finds: [Find] = []
+            var journal: [Find] = []
             for _ in 0..<100 {
                 let r = try await SystemClient.send(gateway, "GET", "/v1/finds", headers: auth)
-                finds = try JSONDecoder().decode(FindsResponse.self, from: Data(r.body)).finds
-                if finds.count == 5 { break }
+                journal = try JSONDecoder().decode(FindsResponse.self, from: Data(r.body)).finds
+                if journal.count == 5 { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(Set(finds.compactMap(\.ticker)) == ["SBUX", "CMG", "NKE", "ADDYY", "AAPL"])
+            #expect(Set(journal.compactMap(\.ticker)) == ["SBUX", "CMG", "NKE", "ADDYY", "AAPL"])
             try await Task.sleep(for: .seconds(1))  // the duplicate, if it were applied, would have landed by now
-            #expect(try await Self.progress(gateway, auth).xp == 90)
+            quests = try await Self.questXP(gateway, auth, userId: userId)
+            finds += Self.findXP(["ADDYY", "AAPL"])
+            #expect(try await QuestTests.waitForXP(gateway, auth, finds + quests) == finds + quests)
+            #expect(try await Self.progress(gateway, auth).xp == finds + quests)
             await producer.shutdown()
         }
 
@@ -131,7 +151,8 @@ extension SystemTests {
                 identify.kill()
                 gateway.process.kill()
             }
-            let auth = [("Authorization", "Bearer \(try await FindsTests.signIn(gateway))")]
+            let (token, userId) = try await SystemClient.signIn(gateway)
+            let auth = [("Authorization", "Bearer \(token)")]
             try await SystemClient.waitForIdentify(gateway, auth: auth)
             // The seed's smallest sector.
             let (sector, tickers) = try #require(BrandSeed.shared.sectorTickers.min { $0.value.count < $1.value.count })
@@ -140,14 +161,16 @@ extension SystemTests {
             try await Self.replay(gateway, auth, Array(items.dropLast()))
             #expect(try await Self.progress(gateway, auth).badges.isEmpty)
             try await Self.replay(gateway, auth, [items[items.count - 1]])
+            let quests = try await Self.questXP(gateway, auth, userId: userId)
+            let expected = Self.findXP(Array(tickers)) + 50 + quests
+            #expect(try await QuestTests.waitForXP(gateway, auth, expected) == expected)
             var progress = try await Self.progress(gateway, auth)
             #expect(progress.badges == ["sector:\(sector)"])
-            #expect(progress.xp == tickers.count * 10 + 50)
-            // A re-catch in the completed sector: the find's 10 XP, no second badge.
+            // A re-catch in the completed sector: the find's XP, no second badge.
             try await Self.replay(gateway, auth, [items[0]])
             progress = try await Self.progress(gateway, auth)
             #expect(progress.badges == ["sector:\(sector)"])
-            #expect(progress.xp == tickers.count * 10 + 60)
+            #expect(progress.xp == expected + Self.findXP([tickers.sorted()[0]]))
         }
 
         @Test func universeSummaryValuesFindsFromFoundPriceToTodaysQuote() async throws {

@@ -64,6 +64,8 @@ package enum GatewayApp {
                 + [identify.route]
                 + FindsRoutes(caller: caller, budget: budgets.standard).routes
                 + ProgressRoutes(caller: caller, budget: budgets.standard).routes
+                + PlayRoutes(caller: caller, budget: budgets.standard).routes
+                + [LeaderboardRoute(caller: caller, users: users, budget: budgets.standard).route]
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
                     heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),

@@ -103,7 +103,9 @@ struct FindsStore: Sendable {
             let createdAt = input.createdAt.flatMap(Timestamp.parse) ?? now
             // A catch time from the future counts for today.
             awards.append(
-                FindAward(key: "\(awardKey):\(index)", day: ProgressRules.day(min(createdAt, now)), tile: geohash))
+                FindAward(
+                    key: "\(awardKey):\(index)", day: ProgressRules.day(min(createdAt, now)), tile: geohash,
+                    sector: XPEvents.seedSector(ticker: input.ticker, comparable: input.comparable)))
             // Symbols are stored as the identity key reads them: trimmed, upper case.
             let ticker = FindIdentity.symbol(input.ticker)
             let comparable = FindIdentity.symbol(input.comparable)

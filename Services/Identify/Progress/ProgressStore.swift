@@ -6,12 +6,14 @@ import Postgres
 import Runtime
 
 /// One recorded find's claim on progression: the streak/XP bump under `key` (unique per delivery of a find, so a
-/// redelivered command claims nothing new), and the pioneer award of its tile.
+/// redelivered command claims nothing new; doubled in its sector's Sector Saturday), and the pioneer award of its tile.
 struct FindAward: Sendable, Equatable {
     let key: String
     /// The UTC day the find counts for (`YYYY-MM-DD`).
     let day: String
     let tile: String?
+    /// The find's canonical seed sector, which an open XP event may multiply.
+    let sector: String?
 }
 
 /// Progression (`identify.user_progress`) and its award ledger (`identify.progress_awards`, one row per user and
@@ -84,9 +86,12 @@ struct ProgressStore: Sendable {
             lastDay: row.string("last_find_day"))
         var badges = row.stringArray("badges") ?? []
         var changed = false
+        // An XP event open now (Sector Saturday) multiplies the find XP of its sector.
+        let event = XPEvents.active(at: Date())
         for award in awards {
-            if try await claim(on: connection, userId: userId, key: "find:\(award.key)", xp: ProgressRules.xpPerFind) {
-                xp += ProgressRules.xpPerFind
+            let findXP = ProgressRules.xpPerFind * XPEvents.multiplier(sector: award.sector, event: event)
+            if try await claim(on: connection, userId: userId, key: "find:\(award.key)", xp: findXP) {
+                xp += findXP
                 streak = ProgressRules.afterFind(streak, day: award.day)
                 changed = true
             }
@@ -116,7 +121,7 @@ struct ProgressStore: Sendable {
     }
 
     /// Claims `key` in the ledger; true only for the first claim.
-    private static func claim(on connection: PostgresConnection, userId: String, key: String, xp: Int) async throws
+    static func claim(on connection: PostgresConnection, userId: String, key: String, xp: Int) async throws
         -> Bool
     {
         try await !connection.query(

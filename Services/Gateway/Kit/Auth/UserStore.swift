@@ -57,6 +57,16 @@ struct UserStore: Sendable {
     private static let columns =
         "id, email, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') AS created_at_iso, array_to_string(scopes, ',') AS scopes_csv, handle"
 
+    /// The handles of these users; an id without a user or a handle is absent.
+    func handles(ids: [String]) async throws -> [String: String] {
+        let rows = try await db.query("SELECT id, handle FROM gateway.users WHERE id = ANY(\(ids)::text[])")
+        var handles: [String: String] = [:]
+        for row in rows {
+            if let id = row.string("id"), let handle = row.string("handle") { handles[id] = handle }
+        }
+        return handles
+    }
+
     func find(id: String) async throws -> User? {
         try await db.query("SELECT \(unescaped: Self.columns) FROM gateway.users WHERE id = \(id)").first
             .flatMap(Self.user)
