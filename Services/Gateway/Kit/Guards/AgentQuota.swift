@@ -1,5 +1,6 @@
 import Contracts
 import HTTPServer
+import MoneyCore
 import Runtime
 
 /// The research chat's checks before the body is read, and its usage count once a turn was answered.
@@ -10,7 +11,7 @@ protocol GenerationQuota: Sendable {
     func record(userId: String?, deviceId: String?, kind: String) async throws
 }
 
-/// The free-tier quota as the identify guard reads it (the user store's usage and unlimited rules, 50 per identity),
+/// The free-tier quota as the identify guard reads it (the caller's entitlement, the one `GET /v1/entitlements` reports),
 /// for routes that generate without the identify buckets: a guest needs `X-Device-Id`; a store failure fails open.
 struct AgentQuota: GenerationQuota {
     let users: UserStore
@@ -25,18 +26,10 @@ struct AgentQuota: GenerationQuota {
         guard limitsEnabled else { return nil }
         do {
             let users = self.users
-            let used = try await lookups.run { () async throws -> Int? in
-                let unlimited = try await userId.asyncMap { try await users.isUnlimited(userId: $0) } ?? false
-                return unlimited ? nil : try await users.usage(userId: userId, deviceId: caller.deviceId)
+            let state = try await lookups.run {
+                try await users.entitlement(userId: userId, deviceId: caller.deviceId)
             }
-            if let used, used >= IdentifyGuards.freeLimit {
-                return .json(
-                    402,
-                    IdentifyGuards.QuotaExceeded(
-                        error: "generation quota exceeded", code: "quota_exceeded",
-                        remaining: max(0, IdentifyGuards.freeLimit - used), limit: IdentifyGuards.freeLimit,
-                        priceUsd: 19.99, interval: "month"))
-            }
+            if !state.canGenerate { return IdentifyGuards.quotaExceeded(remaining: state.remaining) }
         } catch {
             logger.warning("quota store unavailable; failing open", [LogKeys.error: "\(error)"])
         }
@@ -44,6 +37,6 @@ struct AgentQuota: GenerationQuota {
     }
 
     func record(userId: String?, deviceId: String?, kind: String) async throws {
-        try await users.recordUsage(userId: userId, deviceId: deviceId, kind: kind)
+        _ = try await users.countUsage(userId: userId, deviceId: deviceId, kind: kind)
     }
 }
