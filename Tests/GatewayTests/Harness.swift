@@ -144,25 +144,33 @@ struct GatewayUnderTest {
         "Bearer " + (try tokens.issueSession(userId: user.id, email: user.email).token)
     }
 
-    /// Runs a request through the handler as the server does: `immediate`, else `head`, then (when it admits the
-    /// request) the body limit and `handle`.
+    /// Runs a request through the handler as the server does (see `drive`).
     func send(
         _ method: String, _ path: String, query: String? = nil, headers: [(String, String)] = [], body: String? = nil
     ) async -> HTTPResponse {
-        let bytes = body.map { Array($0.utf8) } ?? []
-        var fields = headers
-        if body != nil { fields.append(("Content-Length", String(bytes.count))) }
-        let head = HTTPRequestHead(
-            method: method, path: path, rawQuery: query, headers: HTTPHeaders(fields),
-            contentLength: body.map { _ in bytes.count })
-        if body == nil, let now = handler.immediate(head) { return now }
-        switch await handler.head(head) {
-        case .respond(let response):
-            return response
-        case .readBody(let limit, let tooLarge, let state):
-            guard bytes.count <= limit else { return tooLarge }
-            return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
-        }
+        await drive(handler, method, path, query: query, headers: headers, body: body)
+    }
+}
+
+/// Runs a request through `handler` as the server does: `immediate`, else `head`, then (when it admits the
+/// request) the body limit and `handle`.
+func drive(
+    _ handler: some HTTPHandler, _ method: String, _ path: String, query: String? = nil,
+    headers: [(String, String)] = [], body: String? = nil
+) async -> HTTPResponse {
+    let bytes = body.map { Array($0.utf8) } ?? []
+    var fields = headers
+    if body != nil { fields.append(("Content-Length", String(bytes.count))) }
+    let head = HTTPRequestHead(
+        method: method, path: path, rawQuery: query, headers: HTTPHeaders(fields),
+        contentLength: body.map { _ in bytes.count })
+    if body == nil, let now = handler.immediate(head) { return now }
+    switch await handler.head(head) {
+    case .respond(let response):
+        return response
+    case .readBody(let limit, let tooLarge, let state):
+        guard bytes.count <= limit else { return tooLarge }
+        return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
     }
 }
 

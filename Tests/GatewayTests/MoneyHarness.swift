@@ -75,19 +75,7 @@ struct MoneyGateway {
     func send(
         _ method: String, _ path: String, query: String? = nil, headers: [(String, String)] = [], body: String? = nil
     ) async -> HTTPResponse {
-        let bytes = body.map { Array($0.utf8) } ?? []
-        var fields = headers
-        if body != nil { fields.append(("Content-Length", String(bytes.count))) }
-        let head = HTTPRequestHead(
-            method: method, path: path, rawQuery: query, headers: HTTPHeaders(fields),
-            contentLength: body.map { _ in bytes.count })
-        switch await handler.head(head) {
-        case .respond(let response):
-            return response
-        case .readBody(let limit, let tooLarge, let state):
-            guard bytes.count <= limit else { return tooLarge }
-            return await handler.handle(HTTPRequest(head: head, body: bytes), state: state)
-        }
+        await drive(handler, method, path, query: query, headers: headers, body: body)
     }
 }
 

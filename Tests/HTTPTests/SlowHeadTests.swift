@@ -12,19 +12,12 @@ struct SlowHeadTests {
         headTimeout: Duration = .seconds(10), perClient: Int = 0, _ handler: TestHandler,
         _ body: (HTTPServer) async throws -> Void
     ) async throws {
-        let server = HTTPServer(
+        try await withServer(
+            handler,
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, threads: 2, headTimeout: headTimeout, perClientConnectionLimit: perClient,
                 name: "test"),
-            handler: handler, logger: quietLogger, metrics: MetricsRegistry())
-        try server.start()
-        do {
-            try await body(server)
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
+            body)
     }
 
     @Test func aHeadDrippedByteByByteIsCutOffAtTheDeadline() async throws {

@@ -53,11 +53,11 @@ let quietLogger = Logger(label: "http-tests", level: .error)
 /// Runs `body` against a started loopback server, then shuts it down.
 func withServer(
     _ handler: some HTTPHandler, metrics: MetricsRegistry = MetricsRegistry(),
+    configuration: HTTPServerConfiguration = HTTPServerConfiguration(
+        host: "127.0.0.1", port: 0, threads: 2, name: "test"),
     _ body: (HTTPServer) async throws -> Void
 ) async throws {
-    let server = HTTPServer(
-        configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, name: "test"),
-        handler: handler, logger: quietLogger, metrics: metrics)
+    let server = HTTPServer(configuration: configuration, handler: handler, logger: quietLogger, metrics: metrics)
     try server.start()
     do {
         try await body(server)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Runtime
+import TestSupport
 import Testing
 import Tracing
 import UpstreamFakes
@@ -70,22 +71,9 @@ final class SilentListener: Sendable {
     let url: String
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
+        let (fd, port) = try loopbackListener(backlog: 64)
         self.fd = fd
-        url = "http://127.0.0.1:\(UInt16(bigEndian: addr.sin_port))"
+        url = "http://127.0.0.1:\(port)"
     }
 
     deinit { close(fd) }
