@@ -88,8 +88,11 @@ extension SystemTests {
             let ready = SystemClient.json(
                 try await SystemClient.send(gateway, "GET", "/v1/watchlist/list-summary", headers: auth))
             #expect(ready["backtestReady"] as? Bool == true)
-            let fromList = try JSONDecoder().decode(
-                BacktestResponse.self, from: Data(try await post(#"{"period":"bogus"}"#).body))
+            // A period outside the documented ones is refused, naming the field; absent, it is 3mo.
+            let bogus = try await post(#"{"period":"bogus"}"#)
+            #expect(
+                bogus.status == 400 && SystemClient.errorMessage(bogus) == "period must be one of 1mo, 3mo, 6mo, 1y")
+            let fromList = try JSONDecoder().decode(BacktestResponse.self, from: Data(try await post("{}").body))
             #expect(
                 abs(fromList.totalReturn - 13.0 / 36.0) < 1e-9 && fromList.period == .threeMonths
                     && fromList.omitted.isEmpty)
