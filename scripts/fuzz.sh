@@ -28,7 +28,7 @@ quiet() { grep -v -e 'Cannot export local symbol' -e '^warning: ' || true; }
 
 # One fuzz binary over every target (FUZZ_TARGET picks one), rebuilt only when a source or flag changed.
 # The modules in dependency order, each as `name:folder`.
-MODULES=(Runtime:Shared/Platform/Runtime Contracts:Shared/Platform/Contracts Crypto:Shared/Infrastructure/Crypto HTTPServer:Shared/Infrastructure/HTTPServer
+MODULES=(Runtime:Shared/Platform/Runtime Tracing:Shared/Platform/Tracing Contracts:Shared/Platform/Contracts Crypto:Shared/Infrastructure/Crypto HTTPServer:Shared/Infrastructure/HTTPServer
   HTTPClient:Shared/Infrastructure/HTTPClient Kafka:Shared/Infrastructure/Kafka Messaging:Shared/Infrastructure/Messaging Postgres:Shared/Infrastructure/Postgres
   Redis:Shared/Infrastructure/Redis ServiceKit:Shared/Platform/ServiceKit Finance:Shared/Domain/Finance MCP:Services/Gateway/MCPServer
   GatewayKit:Services/Gateway/Kit)
