@@ -30,7 +30,7 @@ quiet() { grep -v -e 'Cannot export local symbol' -e '^warning: ' || true; }
 # The modules in dependency order, each as `name:folder`.
 MODULES=(Runtime:Shared/Platform/Runtime Tracing:Shared/Platform/Tracing Contracts:Shared/Platform/Contracts Crypto:Shared/Infrastructure/Crypto HTTPServer:Shared/Infrastructure/HTTPServer
   HTTPClient:Shared/Infrastructure/HTTPClient Kafka:Shared/Infrastructure/Kafka Messaging:Shared/Infrastructure/Messaging Postgres:Shared/Infrastructure/Postgres
-  Redis:Shared/Infrastructure/Redis ServiceKit:Shared/Platform/ServiceKit Finance:Shared/Domain/Finance Geo:Shared/Domain/Geo MoneyCore:Services/Gateway/MoneyCore ResearchCore:Services/Research/Core MCP:Services/Gateway/MCPServer
+  Redis:Shared/Infrastructure/Redis ServiceKit:Shared/Platform/ServiceKit Geo:Shared/Domain/Geo Finance:Shared/Domain/Finance MoneyCore:Services/Gateway/MoneyCore ResearchCore:Services/Research/Core MCP:Services/Gateway/MCPServer
   GatewayKit:Services/Gateway/Kit)
 sources() { find "$1" -name '*.swift' | sort; }
 BINARY=$OUT/fuzz
