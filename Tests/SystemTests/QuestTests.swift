@@ -123,7 +123,7 @@ extension SystemTests {
             ).finds
             for find in finds + finds {
                 let event = CloudEvent(
-                    id: UUID().uuidString, source: "/mapvest/test", type: FindRecordedEvent.type,
+                    id: UUID().uuidString, source: "/mapvest/identify", type: FindRecordedEvent.type,
                     time: Timestamp.iso8601(Date()), schemaVersion: FindRecordedEvent.schemaVersion, subject: userId,
                     data: FindRecordedEvent(
                         findId: find.id, userId: userId, brand: find.brand, ticker: find.ticker,

@@ -75,7 +75,7 @@ def check_document(cat):
 
 def check_code(cat):
     names = cat.names()
-    sources = glob.glob(os.path.join(ROOT, "Shared", "Contracts", "*.swift"))
+    sources = glob.glob(os.path.join(ROOT, "Shared", "Platform", "Contracts", "*.swift"))
     text = "\n".join(open(p, encoding="utf-8").read() for p in sources)
     commands = set(re.findall(r'static let name = "([a-z0-9.-]+\.v[0-9]+)"', text))
     events = set(re.findall(r'static let type = "(mapvest\.[a-z_.]+)"', text))
