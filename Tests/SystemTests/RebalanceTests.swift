@@ -59,8 +59,13 @@ extension SystemTests {
             let first = try await ServiceProcess.start("Identify")
             let second = try await ServiceProcess.start("Identify")
             let gateway = try await GatewayProcess.start(instance: "test-rebalance-\(UInt16.random(in: 0...9999))")
-            // Both replicas joined and the assignment settled: answers are prompt.
+            // Both replicas joined: the second is assigned its share only when the join's rebalance is over (on the
+            // services' librdkafka the first may lose its whole assignment meanwhile, for a second or two).
             let deadline = ContinuousClock.now + .seconds(30)
+            while !(holdsCommandPartitions(first) && holdsCommandPartitions(second)), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            // And the assignment settled: answers are prompt.
             var streak = 0
             while streak < 20, ContinuousClock.now < deadline {
                 let sent = ContinuousClock.now
@@ -69,6 +74,14 @@ extension SystemTests {
                 streak = response.status == 200 && ContinuousClock.now - sent < .milliseconds(500) ? streak + 1 : 0
             }
             return (first, second, gateway)
+        }
+
+        /// Whether `replica` logged an assignment of some of Identify's command partitions.
+        static func holdsCommandPartitions(_ replica: ServiceProcess) -> Bool {
+            replica.log.split(separator: "\n").contains {
+                $0.contains("kafka partitions assigned") && $0.contains(#""kafka.group":"mapvest.identify","#)
+                    && $0.contains(#""kafka.partitions":"mapvest.identify.commands"#)
+            }
         }
 
         @Test func killingOneOfTwoReplicasCostsNo504AndUnderThreeSeconds() async throws {
