@@ -122,7 +122,7 @@ struct BillingRoutes: Sendable {
             return .json(503, NotConfigured(missing: settings.missingForWebhook))
         }
         let verifier = StripeSignature(
-            secrets: settings.webhookSecrets.map { Array($0.utf8) }, mac: Digest.hmacSHA256)
+            secrets: settings.webhookSecrets.map { Array($0.utf8) }, mac: { Digest.hmacSHA256(key: $0, message: $1) })
         let signed: Int64
         switch verifier.verify(header: request.head.headers["Stripe-Signature"], body: request.body, now: now()) {
         case .success(let timestamp): signed = timestamp
