@@ -30,6 +30,7 @@ struct IdentifyCommands: Sendable {
         case WeeklyQuestsCommand.name: try await play.weekly(decode(command))
         case CurrentEventCommand.name: play.currentEvent()
         case WeeklyScoresCommand.name: try await play.weeklyScores(decode(command))
+        case TerritoryFindsCommand.name: try await play.territoryFinds(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -22,9 +22,11 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(
         schema: "identify",
-        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations + [
-            Outbox.migration(version: 30, schema: "identify")
-        ])
+        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
+            + TerritoryStore.migrations
+            + [
+                Outbox.migration(version: 30, schema: "identify")
+            ])
     try await BrandTickerCache.migrate(db)
 
     // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
@@ -67,7 +69,9 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
     }
     let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
-    let play = PlayCommands(store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), clock: { Date() })
+    let play = PlayCommands(
+        store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), territory: TerritoryStore(db: db),
+        clock: { Date() })
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds,
         effects: IdentifyEffects(
