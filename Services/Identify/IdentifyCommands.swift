@@ -14,6 +14,7 @@ struct IdentifyCommands: Sendable {
     let photos: PhotoClaims
     let progress: ProgressCommands
     let play: PlayCommands
+    let rivalries: RivalryCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -31,6 +32,10 @@ struct IdentifyCommands: Sendable {
         case CurrentEventCommand.name: play.currentEvent()
         case WeeklyScoresCommand.name: try await play.weeklyScores(decode(command))
         case TerritoryFindsCommand.name: try await play.territoryFinds(decode(command))
+        case RivalryCommandName.list: try await rivalries.list(decode(command))
+        case RivalryCommandName.create: try await rivalries.create(decode(command), deadline: command.deadline)
+        case RivalryCommandName.pick: try await rivalries.pick(decode(command))
+        case RivalryCommandName.delete: try await rivalries.delete(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

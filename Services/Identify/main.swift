@@ -23,7 +23,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(
         schema: "identify",
         migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
-            + TerritoryStore.migrations
+            + TerritoryStore.migrations + RivalryStore.migrations
             + [
                 Outbox.migration(version: 30, schema: "identify")
             ])
@@ -80,7 +80,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         photos: PhotoClaims(redis: redis),
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)),
-        play: play)
+        play: play,
+        rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }))
     return [
         replies,
         OutboxRelay.fromEnvironment(env, outbox: outbox),
