@@ -148,6 +148,7 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa",
                 "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyCore",
+                "Scheduling",
             ], libraries: ["OCR", "Core"]),
         service(
             "Nearby",

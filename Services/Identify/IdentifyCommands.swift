@@ -15,6 +15,7 @@ struct IdentifyCommands: Sendable {
     let progress: ProgressCommands
     let play: PlayCommands
     let rivalries: RivalryCommands
+    let closer: RivalryCloser
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -36,6 +37,9 @@ struct IdentifyCommands: Sendable {
         case RivalryCommandName.create: try await rivalries.create(decode(command), deadline: command.deadline)
         case RivalryCommandName.pick: try await rivalries.pick(decode(command))
         case RivalryCommandName.delete: try await rivalries.delete(decode(command))
+        case RivalryCommandName.close:
+            try await closer.close(
+                at: RivalryClose.slotInstant(command.message.header("mv-slot")) ?? Date(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

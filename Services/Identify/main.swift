@@ -11,6 +11,7 @@ import Postgres
 import Redis
 import Resolver
 import Runtime
+import Scheduling
 import ServiceKit
 
 /// The Identify service: from a snapped photo (by claim check) and an optional hint to investable answers with
@@ -24,6 +25,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         schema: "identify",
         migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
             + TerritoryStore.migrations + RivalryStore.migrations
+            + [SlotClaims.migration(version: 24, table: "identify.job_slots")]
             + [
                 Outbox.migration(version: 30, schema: "identify")
             ])
@@ -81,8 +83,10 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)),
         play: play,
-        rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }))
-    return [
+        rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }),
+        closer: RivalryCloser(
+            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger))
+    var parts: [any Service] = [
         replies,
         OutboxRelay.fromEnvironment(env, outbox: outbox),
         try CommandRunner(
@@ -99,4 +103,15 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             // (OCR) has its own bound, the OCR workers and their queue.
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 1024), logger: logger, handler: commands.handle),
     ]
+    // The weekly rivalry close: each Saturday 12:00 UTC slot once across replicas
+    // (docs/decisions/0048-play-territory-and-rivalries.md).
+    if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
+        let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        parts.append(
+            try CommandScheduler(
+                jobs: [RivalryCloseSchedule.job], claims: SlotClaims(db: db, table: "identify.job_slots", owner: owner),
+                publisher: context.publisher, timeZone: RivalryCloseSchedule.timeZone,
+                settings: try SchedulerSettings.fromEnvironment(env), logger: logger))
+    }
+    return parts
 }

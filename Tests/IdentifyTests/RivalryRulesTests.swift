@@ -43,3 +43,52 @@ struct RivalryRulesTests {
         #expect(RivalryRules.nextWeekStart(try at("2026-12-05T12:00:00Z")) == "2026-12-07")
     }
 }
+
+/// The weekly close's pure half: the week's change from closes, the outcome, the pick, the slot and the push.
+struct RivalryCloseRulesTests {
+    @Test func theWeekIsTheLastFiveSessionsAndNeverInvented() throws {
+        let change = try #require(RivalryClose.weeklyChangePct(closes: [90, 100, 1, 2, 3, 4, 110]))
+        #expect(abs(change - 10) < 1e-9)  // 110 against 100, five sessions before the last
+        #expect(RivalryClose.weeklyChangePct(closes: [100]) == nil)
+        #expect(RivalryClose.weeklyChangePct(closes: [0, 0, 0, 0, 0, 0, 5]) == nil)
+        #expect(RivalryClose.weeklyChangePct(closes: [100, .nan, 105]).map { abs($0 - 5) < 1e-9 } == true)
+    }
+
+    @Test func outcomesFromTheTickerSideWithADrawBand() throws {
+        #expect(try #require(RivalryClose.outcome(tickerPct: 3, rivalPct: 1)).outcome == .win)
+        #expect(try #require(RivalryClose.outcome(tickerPct: -1, rivalPct: 1)).outcome == .loss)
+        #expect(try #require(RivalryClose.outcome(tickerPct: 1.1, rivalPct: 1)).outcome == .draw)
+        #expect(RivalryClose.outcome(tickerPct: .infinity, rivalPct: 1) == nil)
+        #expect(RivalryClose.pickWasRight(.ticker, .win) && RivalryClose.pickWasRight(.rival, .loss))
+        #expect(!RivalryClose.pickWasRight(.ticker, .loss) && !RivalryClose.pickWasRight(.rival, .draw))
+        #expect(!RivalryClose.pickWasRight(nil, .win))
+    }
+
+    @Test func theSlotNamesTheClosingInstant() {
+        #expect(
+            RivalryClose.slotInstant("identify.rivalries.close@2026-12-05T12:00Z")
+                == Timestamp.parse("2026-12-05T12:00:00Z"))
+        #expect(RivalryClose.slotInstant(nil) == nil && RivalryClose.slotInstant("job@later") == nil)
+    }
+
+    @Test func thePushReportsTheWeekAndNeverAdvises() {
+        let closed = Rivalry(
+            id: "r1", ticker: "NVDA", rivalTicker: "AMD", wins: 3, losses: 1, draws: 0, currentPick: nil,
+            weekStart: "2026-12-07", createdAt: "2026-11-01T00:00:00.000Z")
+        let win = RivalryClose.push(userId: "u", closed: closed, outcome: .win, diffPp: 2.34, weekStart: "2026-11-30")
+        #expect(win.title == "$NVDA vs $AMD")
+        #expect(win.body == "Your NVDA beat AMD by 2.3pp this week — record 3-1.")
+        #expect(win.eventKey == nil && win.userIds == ["u"])
+        #expect(win.dedupe == [PushDedupe(slot: "rivalry:r1", key: "2026-11-30")])
+        #expect(win.data["kind"] == .string("rivalry_weekly_close") && win.data["weekStart"] == .string("2026-11-30"))
+        var drawn = closed
+        drawn.draws = 2
+        let loss = RivalryClose.push(userId: "u", closed: drawn, outcome: .loss, diffPp: -1.26, weekStart: "w")
+        #expect(loss.body == "AMD beat your NVDA by 1.3pp this week — record 3-1-2.")
+        let level = RivalryClose.push(userId: "u", closed: closed, outcome: .draw, diffPp: 0.1, weekStart: "w")
+        #expect(level.body == "Your NVDA and AMD finished level this week — record 3-1.")
+        for push in [win, loss, level] {
+            for word in ["buy", "sell", "should", "hold"] { #expect(!push.body.lowercased().contains(word)) }
+        }
+    }
+}

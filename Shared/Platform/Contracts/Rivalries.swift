@@ -63,6 +63,8 @@ public enum RivalryCommandName {
     public static let create = "rivalries.create.v1"
     public static let pick = "rivalries.pick.v1"
     public static let delete = "rivalries.delete.v1"
+    /// Scheduled at Saturday 12:00 UTC: close the rounds of the week (body `{}`).
+    public static let close = "rivalries.close.v1"
 }
 
 /// `GET /v1/rivalries`, and `DELETE /v1/rivalries/{id}` with `rivalryId`.
