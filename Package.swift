@@ -148,6 +148,7 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "Finance", "Resolver", "OCR", "Geo", "Crypto", "Jev", "OpenRouter", "Exa",
                 "MarketData", "HTTPClient", "Redis", "Postgres", "Contracts", "Runtime", "Kafka", "IdentifyCore",
+                "Scheduling",
             ], libraries: ["OCR", "Core"]),
         service(
             "Nearby",
@@ -270,7 +271,7 @@ let package = Package(
             "GatewayTests",
             [
                 "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
-                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes",
+                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes", "Geo",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),

@@ -14,6 +14,8 @@ struct IdentifyCommands: Sendable {
     let photos: PhotoClaims
     let progress: ProgressCommands
     let play: PlayCommands
+    let rivalries: RivalryCommands
+    let closer: RivalryCloser
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -30,6 +32,14 @@ struct IdentifyCommands: Sendable {
         case WeeklyQuestsCommand.name: try await play.weekly(decode(command))
         case CurrentEventCommand.name: play.currentEvent()
         case WeeklyScoresCommand.name: try await play.weeklyScores(decode(command))
+        case TerritoryFindsCommand.name: try await play.territoryFinds(decode(command))
+        case RivalryCommandName.list: try await rivalries.list(decode(command))
+        case RivalryCommandName.create: try await rivalries.create(decode(command), deadline: command.deadline)
+        case RivalryCommandName.pick: try await rivalries.pick(decode(command))
+        case RivalryCommandName.delete: try await rivalries.delete(decode(command))
+        case RivalryCommandName.close:
+            try await closer.close(
+                at: RivalryClose.slotInstant(command.message.header("mv-slot")) ?? Date(), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -11,6 +11,7 @@ import Postgres
 import Redis
 import Resolver
 import Runtime
+import Scheduling
 import ServiceKit
 
 /// The Identify service: from a snapped photo (by claim check) and an optional hint to investable answers with
@@ -22,9 +23,12 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
     try await db.migrate(
         schema: "identify",
-        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations + [
-            Outbox.migration(version: 30, schema: "identify")
-        ])
+        migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
+            + TerritoryStore.migrations + RivalryStore.migrations
+            + [SlotClaims.migration(version: 24, table: "identify.job_slots")]
+            + [
+                Outbox.migration(version: 30, schema: "identify")
+            ])
     try await BrandTickerCache.migrate(db)
 
     // Replies to Identify's own questions (the caller's watchlist, asked of Briefs).
@@ -67,7 +71,9 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         try await context.publisher.deliver(topic: entry.topic, key: entry.key, value: entry.value, until: deadline)
     }
     let finds = FindsCommands(store: FindsStore(db: db), context: context, outbox: outbox)
-    let play = PlayCommands(store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), clock: { Date() })
+    let play = PlayCommands(
+        store: QuestStore(db: db), leaderboard: LeaderboardStore(db: db), territory: TerritoryStore(db: db),
+        clock: { Date() })
     let commands = IdentifyCommands(
         identifier: identifier, finds: finds,
         effects: IdentifyEffects(
@@ -76,8 +82,11 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         photos: PhotoClaims(redis: redis),
         progress: ProgressCommands(
             progress: ProgressStore(db: db), finds: FindsStore(db: db), universe: UniverseSummarizer(market: market)),
-        play: play)
-    return [
+        play: play,
+        rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }),
+        closer: RivalryCloser(
+            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger))
+    var parts: [any Service] = [
         replies,
         OutboxRelay.fromEnvironment(env, outbox: outbox),
         try CommandRunner(
@@ -94,4 +103,15 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             // (OCR) has its own bound, the OCR workers and their queue.
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 1024), logger: logger, handler: commands.handle),
     ]
+    // The weekly rivalry close: each Saturday 12:00 UTC slot once across replicas
+    // (docs/decisions/0048-play-territory-and-rivalries.md).
+    if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
+        let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        parts.append(
+            try CommandScheduler(
+                jobs: [RivalryCloseSchedule.job], claims: SlotClaims(db: db, table: "identify.job_slots", owner: owner),
+                publisher: context.publisher, timeZone: RivalryCloseSchedule.timeZone,
+                settings: try SchedulerSettings.fromEnvironment(env), logger: logger))
+    }
+    return parts
 }

@@ -1,9 +1,11 @@
 import Foundation
 
-/// When a job comes due, in a time zone: daily at a wall-clock time, or every N minutes of the hour.
+/// When a job comes due, in a time zone: daily or weekly at a wall-clock time, or every N minutes of the hour.
 public enum Schedule: Sendable, Equatable {
     /// Every day at `hour:minute` local time.
     case daily(hour: Int, minute: Int)
+    /// Every week on `weekday` (1 = Sunday … 7 = Saturday, as `Calendar` counts) at `hour:minute` local time.
+    case weekly(weekday: Int, hour: Int, minute: Int)
     /// Every minute `m` of the hour with `m % every == offset` (e.g. every 5 minutes: `every: 5, offset: 0`).
     case minutes(every: Int, offset: Int)
 
@@ -20,6 +22,16 @@ public enum Schedule: Sendable, Equatable {
             let candidate = calendar.date(from: today) ?? minuteStart
             if candidate <= now { return candidate }
             return calendar.date(byAdding: .day, value: -1, to: candidate) ?? candidate
+        case .weekly(let weekday, let hour, let minute):
+            var today = calendar.dateComponents([.year, .month, .day], from: now)
+            today.hour = hour
+            today.minute = minute
+            var candidate = calendar.date(from: today) ?? minuteStart
+            for _ in 0..<8 {
+                if candidate <= now, calendar.component(.weekday, from: candidate) == weekday { return candidate }
+                candidate = calendar.date(byAdding: .day, value: -1, to: candidate) ?? candidate
+            }
+            return candidate
         case .minutes(let every, let offset):
             let period = max(1, every)
             var slot = minuteStart
@@ -35,6 +47,8 @@ public enum Schedule: Sendable, Equatable {
     public var grace: Duration {
         switch self {
         case .daily: .seconds(15 * 60)
+        // A weekly close is rarer and idempotent per round: a replica back within six hours still runs it.
+        case .weekly: .seconds(6 * 3600)
         case .minutes(let every, _): .seconds(60 * max(1, every))
         }
     }

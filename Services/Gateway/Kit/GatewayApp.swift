@@ -66,6 +66,8 @@ package enum GatewayApp {
                 + ProgressRoutes(caller: caller, budget: budgets.standard).routes
                 + PlayRoutes(caller: caller, budget: budgets.standard).routes
                 + [LeaderboardRoute(caller: caller, users: users, budget: budgets.standard).route]
+                + [TerritoryRoute(caller: caller, nearbyBudget: budgets.nearby, budget: budgets.standard).route]
+                + RivalryRoutes(caller: caller, budget: budgets.standard, createBudget: budgets.identify).routes
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
                     heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),

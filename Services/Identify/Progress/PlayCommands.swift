@@ -6,10 +6,11 @@ import Runtime
 
 /// Play beside the XP ledger: `GET /v1/quests` and `GET /v1/quests/weekly`, evaluated from the journal on read (the XP
 /// is paid by the `find.recorded` consumer, `award`, never on a client's word), `GET /v1/events/current` and the
-/// weekly leaderboard's ranking.
+/// weekly leaderboard's ranking, and the caller's side of a tile's territory.
 struct PlayCommands: Sendable {
     let store: QuestStore
     let leaderboard: LeaderboardStore
+    let territory: TerritoryStore
     let clock: @Sendable () -> Date
 
     func daily(_ command: QuestsCommand) async throws -> Reply {
@@ -39,6 +40,20 @@ struct PlayCommands: Sendable {
             WeeklyScores(
                 cycleStart: Timestamp.iso8601(cycle.start), cycleEnd: Timestamp.iso8601(cycle.end), top: ranked.top,
                 caller: ranked.caller))
+    }
+
+    /// The caller's finds against a tile's tickers, the pioneer flag and the tile's co-op state this cycle.
+    func territoryFinds(_ command: TerritoryFindsCommand) async throws -> Reply {
+        let tile = command.tile.lowercased()
+        async let tickers = territory.findTickers(userId: command.userId)
+        async let inTile = territory.hasFind(userId: command.userId, tile: tile)
+        async let finders = territory.distinctFinders(tile: tile, in: WeeklyCycle.window(containing: clock()))
+        let completion = TerritoryRules.completion(tileTickers: command.tickers, findTickers: try await tickers)
+        return .json(
+            200,
+            TerritoryFinds(
+                investablesTotal: completion.investablesTotal, found: completion.found, pioneer: !(try await inTile),
+                coop: TerritoryRules.coop(distinctFinders: try await finders)))
     }
 
     /// The XP event open now; the same for everyone, so shared caches may keep it a minute.
