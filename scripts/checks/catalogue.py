@@ -77,7 +77,9 @@ def check_code(cat):
     names = cat.names()
     sources = glob.glob(os.path.join(ROOT, "Shared", "Platform", "Contracts", "*.swift"))
     text = "\n".join(open(p, encoding="utf-8").read() for p in sources)
-    commands = set(re.findall(r'static let name = "([a-z0-9.-]+\.v[0-9]+)"', text))
+    # Command names: `static let name = "…v1"`, or a namespace of them (`static let create = "rivalries.create.v1"`).
+    commands = {n for n in re.findall(r'static let [a-z][A-Za-z]* = "([a-z0-9.-]+\.v[0-9]+)"', text)
+                if not n.startswith("mapvest.")}
     events = set(re.findall(r'static let type = "(mapvest\.[a-z_.]+)"', text))
     for name in sorted(commands | events):
         if name not in names:
