@@ -49,6 +49,19 @@ struct StrictEdgeTests {
         RouteCase(
             "POST", "/v1/backtest", body: #"{"tickers":["AAPL"],"period":1}"#, signedIn: true,
             .rejected(400, "period must be one of 1mo, 3mo, 6mo, 1y")),
+        // A field of the wrong type is refused, not ignored; null is absent.
+        RouteCase(
+            "POST", "/v1/alerts", body: #"{"ticker":"AAPL","kind":"price_above","threshold":1,"note":{}}"#,
+            signedIn: true, .rejected(400, "note must be a string")),
+        RouteCase(
+            "POST", "/v1/alerts", body: #"{"ticker":"AAPL","kind":"price_above","threshold":1,"note":null}"#,
+            signedIn: true, .command(.briefs, "alerts.create.v1", key: user, fields: ["threshold": n(1)])),
+        RouteCase(
+            "POST", "/v1/backtest", body: #"{"tickers":["AAPL"],"listId":{}}"#, signedIn: true,
+            .rejected(400, "listId must be a string")),
+        RouteCase(
+            "POST", "/v1/agent/chat", body: #"{"message":"hi","conversationId":"c1","threadId":"a b"}"#,
+            headers: [.init(name: "X-Device-Id", value: "d1")], .rejected(400, "invalid conversationId")),
     ]
 
     @Test(arguments: cases) func route(_ routeCase: RouteCase) async throws { try await routeCase.check() }
@@ -111,10 +124,12 @@ struct StrictEdgeTests {
         #expect(StrictJSON.isValid(response.body))
     }
 
-    @Test func anMCPNullIdIsAnInvalidRequest() async throws {
+    /// On our own tools and on the way to a peer alike.
+    @Test(arguments: ["/mcp", "/mcp/lattice"])
+    func anMCPNullIdIsAnInvalidRequest(_ path: String) async throws {
         let gateway = try GatewayUnderTest()
         let response = await gateway.send(
-            "POST", "/mcp", headers: Self.json, body: #"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)
+            "POST", path, headers: Self.json, body: #"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)
         #expect(response.status == 400)
         let body = MCPRouteTests.object(response)
         #expect(body["id"] == .null)

@@ -69,3 +69,45 @@ extension RequestHeadLimitsTests {
         #expect(handler.stats.handled.load(ordering: .relaxed) == 1)
     }
 }
+
+extension RequestHeadLimitsTests {
+    /// libmicrohttpd hands header values out as C strings, so a NUL inside one would reach the handler cut short;
+    /// the server finds the rest of the value in the head and refuses it, wherever the header stands.
+    @Test func aHeaderValueHoldingANULIs400() async throws {
+        let handler = TestHandler { request in
+            .text(200, request.head.headers["X-Device-Id"]?.trimmingCharacters(in: .whitespaces) ?? "-")
+        }
+        try await withServer(handler) { server in
+            let heads: [[UInt8]] = [
+                Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Device-Id: ab\0cd\r\nAccept: */*\r\n\r\n".utf8),
+                Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Device-Id: ab\0\r\n\r\n".utf8),
+                Array("GET /x HTTP/1.1\r\nHost: \0x\r\nX-Device-Id: ab\r\n\r\n".utf8),
+                Array("GET /x HTTP/1.1\nHost: x\nX-Device-Id: \0x\nAccept: */*\n\n".utf8),
+                Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-Device-Id: a\0\0b\r\n\r\nhi".utf8),
+            ]
+            for head in heads {
+                let connection = try await RawConnection.connect(port: server.port)
+                defer { connection.close() }
+                try await connection.send(head)
+                let response = try await connection.readResponse()
+                #expect(response.status == 400, "\(head)")
+                #expect(response.bodyText.contains(RequestHeadCheck.badHeader), "\(head)")
+            }
+            // Header lines still reach the handler with CR LF or bare LF, spaces and tabs around the value, and
+            // empty values; the NULs libmicrohttpd writes over line ends are not mistaken for a cut value.
+            let clean: [(head: String, deviceId: String)] = [
+                ("GET /x HTTP/1.1\r\nHost: x\r\nX-Device-Id: abc\r\nAccept: */*\r\n\r\n", "abc"),
+                ("GET /x HTTP/1.1\nHost: x\nX-Device-Id:\tabc \t\nX-Empty:\n\n", "abc"),
+                ("GET /x HTTP/1.1\r\nHost: x\r\nX-Empty:   \r\nX-Device-Id: a b\r\n\r\n", "a b"),
+            ]
+            for (head, deviceId) in clean {
+                let connection = try await RawConnection.connect(port: server.port)
+                defer { connection.close() }
+                try await connection.send(head)
+                let response = try await connection.readResponse()
+                #expect(response.status == 200 && response.bodyText == deviceId, "\(head.debugDescription)")
+            }
+        }
+        #expect(handler.stats.handled.load(ordering: .relaxed) == 3)
+    }
+}

@@ -98,5 +98,36 @@ extension SystemTests {
                     && fromList.omitted.isEmpty)
             for fake in [massive, quotes, openRouter, jev] { await fake.shutdown() }
         }
+
+        /// Fifty tickers whose histories never come (a data source that holds every request) answer the documented
+        /// 502 within the route's budget, not a 504 after it: Briefs stops waiting before the command's deadline.
+        @Test func unknownTickersFailFastWithinTheBudget() async throws {
+            let silent = try FakeUpstream { _ in
+                try? await Task.sleep(for: .seconds(20))
+                return .json(404, raw: Array(#"{"status":"NOT_FOUND"}"#.utf8))
+            }
+            let (quotes, openRouter, jev, base) = try BriefsFakes.upstreams(BriefsFakes.Knobs())
+            var env = base
+            env["MASSIVE_BASE_URL"] = silent.baseURL
+            env["YAHOO_BASE_URL"] = silent.baseURL
+            let briefs = try await ServiceProcess.start("Briefs", extra: env)
+            let gateway = try await GatewayProcess.start(
+                instance: "test-backtest-bound-\(UInt16.random(in: 0...9999))", extra: ["RATING_BUDGET_MS": "3000"])
+            defer {
+                briefs.kill()
+                gateway.process.kill()
+            }
+            let (auth, _) = try await BriefsFakes.signIn(gateway)
+            try await BriefsFakes.waitForBriefs(gateway, auth: auth)
+            let tickers = (1...BacktestCommand.maxTickers).map { #""U\#($0)""# }.joined(separator: ",")
+            let started = ContinuousClock.now
+            let response = try await SystemClient.send(
+                gateway, "POST", "/v1/backtest", json: #"{"tickers":[\#(tickers)]}"#, headers: auth)
+            let took = ContinuousClock.now - started
+            #expect(response.status == 502, "status \(response.status) after \(took)")
+            #expect(SystemClient.errorMessage(response) == "no price history for any ticker in this period")
+            #expect(took < .seconds(3), "\(took)")
+            for fake in [silent, quotes, openRouter, jev] { await fake.shutdown() }
+        }
     }
 }

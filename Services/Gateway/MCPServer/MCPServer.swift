@@ -177,6 +177,7 @@ public final class MCPServer: Sendable {
             guard let body = request.body, Self.isMessage(body) else {
                 return MCPResponse(status: 400, headers: [], json: MCPRPC.failure(id, -32600, "invalid request"))
             }
+            if id?.isNull == true { return Self.nullId }
             let (status, json) = await peers.relay(name, message: body, hop: MCPHop(header: { request.headers[$0] }))
             return MCPResponse(status: status, headers: [], json: json, rawId: request.rawId)
         }
@@ -212,6 +213,10 @@ public final class MCPServer: Sendable {
     public static let unreadable = MCPResponse(
         status: 400, headers: [], json: MCPRPC.failure(nil, -32600, "invalid request"))
 
+    /// `id: null` is neither a request nor a notification: refused on our own tools and before relaying to a peer.
+    static let nullId = MCPResponse(
+        status: 400, headers: [], json: MCPRPC.failure(nil, -32600, "invalid request: id must not be null"))
+
     static let rateLimited = "rate-limited: too many calls from here this minute; wait a little"
 
     private var notHere: MCPResponse {
@@ -231,7 +236,7 @@ public final class MCPServer: Sendable {
             return (400, MCPRPC.failure(body?["id"], -32600, "invalid request"))
         }
         guard let id = body["id"] else { return (202, nil) }
-        guard !id.isNull else { return (400, MCPRPC.failure(nil, -32600, "invalid request: id must not be null")) }
+        guard !id.isNull else { return (Self.nullId.status, Self.nullId.json) }
         if let given = body["params"], given.object == nil {
             return (200, MCPRPC.failure(id, -32602, "invalid params: params must be an object"))
         }

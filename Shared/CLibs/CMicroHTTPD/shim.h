@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -69,6 +70,58 @@ static inline int mapvest_mhd_client_address(struct MHD_Connection *connection, 
         return inet_ntop(AF_INET6, &in6->sin6_addr, buffer, size) == NULL ? -1 : 0;
     }
     return -1;
+}
+
+/* Header values cut short by a NUL. libmicrohttpd 0.9.75 ends each header line by writing NUL over its CR and LF
+ * and measures names and values with strlen, so a value holding a NUL reaches the handler cut at it, with nothing
+ * to tell. The head stays contiguous in the connection's read buffer, from the method to `header_size` bytes on, and
+ * headers are listed in arrival order: between the end of a value as measured and the next header's name there
+ * must be exactly the one or two NULs of its line end (the last header: its line end and the blank line's, two to
+ * four). More bytes there are the rest of a cut value. A value ending in one NUL followed by a bare LF cannot be
+ * told from CR LF; nothing but trailing NULs is lost then. */
+struct mapvest_mhd_head_walk {
+    const char *head_end;
+    const char *line_end; /* where the previous line's text ended */
+    int result;
+};
+
+/* True when [from, to) is `min`...`max` NUL bytes. */
+static inline int mapvest_mhd_only_line_ends(const char *from, const char *to, long min, long max) {
+    if (to - from < min || to - from > max) return 0;
+    for (const char *p = from; p < to; p++) {
+        if (*p != 0) return 0;
+    }
+    return 1;
+}
+
+static inline enum MHD_Result mapvest_mhd_walk_header(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
+    (void)kind;
+    struct mapvest_mhd_head_walk *walk = cls;
+    const char *text_end = value != NULL ? value + value_size : key + key_size;
+    if (key == NULL || key < walk->line_end || text_end > walk->head_end || (value != NULL && value < key)) {
+        walk->result = -1; /* not where the head lies (a folded line is rebuilt elsewhere): cannot tell */
+        return MHD_NO;
+    }
+    if (!mapvest_mhd_only_line_ends(walk->line_end, key, 1, 2)) {
+        walk->result = 1;
+        return MHD_NO;
+    }
+    walk->line_end = text_end;
+    return MHD_YES;
+}
+
+/** 1 when a NUL cut a header value of the request being read (call from the access handler's first call for it,
+ *  with the method and version it was given), 0 when every value is whole, -1 when the head cannot be checked. */
+static inline int mapvest_mhd_header_value_cut(
+    struct MHD_Connection *connection, const char *method, const char *version) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (info == NULL || method == NULL || version == NULL) return -1;
+    struct mapvest_mhd_head_walk walk = {method + info->header_size, version + strlen(version), 0};
+    if (version < method || walk.line_end > walk.head_end) return -1;
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, mapvest_mhd_walk_header, &walk);
+    if (walk.result != 0) return walk.result;
+    return mapvest_mhd_only_line_ends(walk.line_end, walk.head_end, 2, 4) ? 0 : 1;
 }
 
 #endif

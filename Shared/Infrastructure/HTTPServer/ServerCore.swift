@@ -89,15 +89,17 @@ final class ServerCore: Sendable {
 
     // MARK: Access handler: performs `RequestLifecycle`'s actions
 
+    /// `headerValueCut` is true when a NUL cut a header value short (`mapvest_mhd_header_value_cut`).
     func access(
-        _ ctx: RequestContext, method: String, version: String, uploadData: UnsafePointer<CChar>?,
-        uploadSize: UnsafeMutablePointer<Int>
+        _ ctx: RequestContext, method: String, version: String, headerValueCut: Bool,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         var action: Lifecycle.Action
         if ctx.lifecycle.phase == .new {
             headDeadline.headComplete(ctx.connection)
             let (head, headersClean) = makeHead(ctx, method: method, version: version)
-            action = ctx.lifecycle.headersArrived(head, targetProblem: ctx.targetProblem, headersClean: headersClean)
+            action = ctx.lifecycle.headersArrived(
+                head, targetProblem: ctx.targetProblem, headersClean: headersClean && !headerValueCut)
         } else {
             let outcome = ctx.lifecycle.awaitsOutcome ? ctx.takeOutcome() : nil
             let upload = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : uploadSize.pointee)
@@ -325,13 +327,15 @@ private let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
 // MARK: - C callbacks (cls is the unretained ServerCore)
 
 let accessHandlerCallback: MHD_AccessHandlerCallback = {
-    cls, _, _, method, version, uploadData, uploadDataSize, conCls in
-    guard let cls, let conCls, let raw = conCls.pointee, let uploadDataSize else { return .NO }
+    cls, connection, _, method, version, uploadData, uploadDataSize, conCls in
+    guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadDataSize else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+    // Only while the head is in the read buffer: the first call for the request.
+    let cut = ctx.lifecycle.phase == .new && mapvest_mhd_header_value_cut(connection, method, version) == 1
     return core.access(
         ctx, method: method.map { String(cString: $0) } ?? "", version: version.map { String(cString: $0) } ?? "",
-        uploadData: uploadData, uploadSize: uploadDataSize)
+        headerValueCut: cut, uploadData: uploadData, uploadSize: uploadDataSize)
 }
 
 /// Creates the request's context before MHD parses the target (so the raw path and query survive), checks the

@@ -101,14 +101,14 @@ public enum PushWire {
 
 extension String {
     /// Trims what JavaScript's `String.prototype.trim` trims that matters here: ASCII spaces, tabs and newlines.
+    /// By scalar: "\r\n" is one `Character`, equal to neither "\r" nor "\n".
     fileprivate func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = {
-            $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}"
-        }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[start...end])
+        let scalars = unicodeScalars
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || ("\t"..."\r").contains($0) }
+        guard let start = scalars.firstIndex(where: { !isSpace($0) }),
+            let end = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[start...end])
     }
 }
 

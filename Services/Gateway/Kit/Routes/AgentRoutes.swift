@@ -165,7 +165,10 @@ struct AgentRoutes: Sendable {
             ticker = valid
         }
         let conversationId = body.conversationId ?? body.threadId
-        if let conversationId, !validId(conversationId) { return .failure(.error(400, "invalid conversationId")) }
+        // Both checked: `threadId` is an alias, and one that is sent must be a valid id even when unused.
+        if [body.conversationId, body.threadId].contains(where: { $0.map { !validId($0) } ?? false }) {
+            return .failure(.error(400, "invalid conversationId"))
+        }
         if let id = body.clientMessageId, !validId(id) {
             return .failure(.error(400, "clientMessageId must be 1-128 chars"))
         }

@@ -72,9 +72,12 @@ struct AlertRoutes: Sendable {
             return .failure(.error(400, "threshold must be a finite number"))
         }
         var note: String?
-        if case .string(let raw) = body["note"] {
+        switch body["note"] {
+        case nil, .null?: break
+        case .string(let raw)?:
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             note = trimmed.isEmpty ? nil : String(trimmed.prefix(240))
+        default: return .failure(.error(400, "note must be a string"))
         }
         return .success(
             CreatePriceAlertCommand(userId: userId, ticker: ticker, kind: kind, threshold: threshold, note: note))

@@ -40,6 +40,10 @@ struct BacktestRoute: Sendable {
             }
             period = known
         }
+        switch body["listId"] {
+        case nil, .null?, .string?: break
+        default: return .failure(.error(400, "listId must be a string"))
+        }
         switch body["tickers"] {
         case nil:
             var listId: String?
