@@ -93,8 +93,9 @@ py_edge_api_trial() {
 # this step is skipped with the reason. Settings, Robinhood, the link-outs and the webhook are not in that document.
 # py_edge_original_conformance BIN_DIR BASE_URL TOKEN LOG_DIR; log LOG_DIR/original-conformance.log.
 py_edge_original_conformance() {
-  local bindir=$1 base=$2 token=$3 dir=$4 root original
+  local bindir=$1 base=$2 token=$3 dir root original
   root=$(pwd)
+  dir=$(cd "$4" && pwd)
   original=$root/../shared/reference/data/openapi.yaml
   if [ ! -f "$original" ]; then
     printf '[py-edge] original-document conformance skipped: %s is absent\n' "$original" >&2
