@@ -18,19 +18,20 @@ await ServiceMain.run(name: "Rating", defaultAdminPort: 9103) { context in
     let env = context.environment
     let logger = context.logger
     let redis = try await RedisClient.make(RedisSettings(env), logger: logger)
-    let market = MarketDataClient.fromEnvironment(env, http: context.http, logger: logger)
+    // One Massive pace for every Massive request of every replica: quotes and history as well as the surface.
+    let surfaceSettings = MarketSurfaceConfiguration.fromEnvironment(env)
+    let pace: MarketDataPace? =
+        surfaceSettings.requestsPerMinute > 0
+        ? MassivePace(perMinute: surfaceSettings.requestsPerMinute, redis: redis, logger: logger) : nil
+    let market = MarketDataClient.fromEnvironment(env, http: context.http, pace: pace, logger: logger)
     let jev = JevClient.fromEnvironment(env, http: context.http, logger: logger)
     if env.get("JEV_API_KEY") == nil {
         logger.info(
             "JEV_API_KEY is not set: ratings are insufficient_signal, headlines unscored, intents deterministic")
     }
     let underlying = UnderlyingClient.fromEnvironment(env, http: context.http, logger: logger)
-    let surfaceSettings = MarketSurfaceConfiguration.fromEnvironment(env)
     let pages = MarketDataPages(
-        configuration: market.configuration, settings: surfaceSettings, http: context.http,
-        pace: surfaceSettings.requestsPerMinute > 0
-            ? MassivePace(perMinute: surfaceSettings.requestsPerMinute, redis: redis, logger: logger) : nil,
-        logger: logger)
+        configuration: market.configuration, settings: surfaceSettings, http: context.http, pace: pace, logger: logger)
     let tickerPage = TickerPage.make(
         env, market: market, pages: pages, underlying: underlying, redis: redis, logger: logger)
     let materiality = HeadlineMateriality(jev: jev, redis: redis, logger: logger)

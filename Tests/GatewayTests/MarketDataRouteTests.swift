@@ -124,6 +124,9 @@ struct MarketDataRouteTests {
                 .rating, "options.contract.get.v1", key: "O:AAPL250117C00150000",
                 fields: ["ticker": s("O:AAPL250117C00150000")])),
         RouteCase("GET", "/v1/options/contracts/AAPL", .rejected(400, "contract ticker must be valid")),
+        // Present means checked, as the document's patterns say: an empty filter is refused, not ignored.
+        RouteCase("GET", "/v1/options/contracts", query: "ticker=", .rejected(400, "invalid options query")),
+        RouteCase("GET", "/v1/options/contracts", query: "underlying=%20", .rejected(400, "invalid options query")),
         RouteCase(
             "GET", "/v1/options/summary", query: "underlying=aapl&contract=O:AAPL250117C00150000",
             .command(
@@ -178,6 +181,17 @@ struct MarketDataRouteTests {
         let command = try MarketDataInput.aggregates(["symbol": "aapl"], today: now).get()
         #expect(command.from == "2024-02-09")
         #expect(command.to == "2024-03-10")
+    }
+
+    @Test func cursorsAreCodePointsWithoutWhiteSpace() {
+        #expect(MarketDataInput.cursor("YWJj=") == "YWJj=")
+        #expect(MarketDataInput.cursor("\u{00A0}x") == nil)  // no-break space: white space to the document's \S
+        #expect(MarketDataInput.cursor("a\u{2028}") == nil)
+        #expect(MarketDataInput.cursor("a\u{7F}") == nil)
+        #expect(MarketDataInput.cursor("Ï]Ā\u{8A}") != nil)  // a C1 control is not white space
+        // 2048 code points pass whatever their grapheme count; 2049 do not.
+        #expect(MarketDataInput.cursor(String(repeating: "e\u{301}", count: 1024)) != nil)
+        #expect(MarketDataInput.cursor(String(repeating: "e\u{301}", count: 1024) + "x") == nil)
     }
 
     @Test func datesAreRealCalendarDays() {

@@ -59,11 +59,6 @@ enum Bench {
                     "indicators":{"quote":[{"close":[\(closes)]}]}}]}}
                     """)
             }
-            if path == "/stocks/financials/v1/ratios" {
-                return json(
-                    "{\"status\":\"OK\",\"results\":[{\"price_to_earnings\":21.5,\"price_to_sales\":3.1,\"return_on_equity\":0.22}]}"
-                )
-            }
             if path == "/v2/reference/news" {
                 let ticker = request.query["ticker"] ?? "X"
                 let items = (0..<10).map { i in
@@ -74,7 +69,7 @@ enum Bench {
                 }
                 return json("{\"status\":\"OK\",\"results\":[\(items.joined(separator: ","))]}")
             }
-            return .error(404, "unknown")
+            return MassiveFake.answer(request) ?? .error(404, "unknown")
         }
         let jev = try FakeUpstream { request in
             await sleep(latency)
@@ -132,7 +127,10 @@ enum Bench {
             }
             return .error(404, "not found")
         }
+        let stripe = try FakeStripe()
         let env = [
+            "STRIPE_API_URL=\(stripe.baseURL)", "STRIPE_SECRET_KEY=\(stripe.secretKey)",
+            "STRIPE_PRICE_ID_MONTHLY=price_fake_monthly", "STRIPE_WEBHOOK_SECRET=whsec_fake_edge_harness",
             "OVERPASS_URLS=\(overpass.baseURL)/api/interpreter", "PHOTON_BASE_URL=\(photon.baseURL)",
             "GOOGLE_MAPS_API_KEY=",
             "EXA_API_KEY=", "OPENROUTER_API_KEY=", "MARKET_DATA_PRIMARY=yahoo", "YAHOO_BASE_URL=\(market.baseURL)",
@@ -142,7 +140,7 @@ enum Bench {
         ]
         try (env.map { "export \($0)" }.joined(separator: "\n") + "\n").write(
             toFile: envFile, atomically: true, encoding: .utf8)
-        let fakes = [overpass, photon, market, jev, underlying, sec]
+        let fakes = [overpass, photon, market, jev, underlying, sec, stripe.upstream]
         while true { try await Task.sleep(for: .seconds(3600)) }
         _ = fakes
     }

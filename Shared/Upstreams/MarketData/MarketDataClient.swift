@@ -15,10 +15,13 @@ import Synchronization
 /// primary without a key is skipped (logged once). Answers, empty ones included, are cached 30 s per symbol and
 /// concurrent callers for a symbol share one upstream request. History comes from Massive's aggregates when Massive
 /// is the primary and has a key, else (and when Massive fails) from Yahoo's chart endpoint (cached 30 min); news from Massive reference news (cached 10 min when it succeeds). Nothing here throws, and callers
-/// learn which upstream answered only through `Quote.provider`. Keys never appear in URLs or logs.
+/// learn which upstream answered only through `Quote.provider`. Keys never appear in URLs or logs. With a `pace`,
+/// every Massive request (quotes, history, news, ratios) first waits for a slot of the plan's pace, the one the
+/// market-data surface uses; a slot later than the caller's `TaskDeadline` is no answer, as an upstream failure is.
 public final class MarketDataClient: Sendable {
     public let configuration: MarketDataConfiguration
     private let http: HTTPClient
+    private let pace: MarketDataPace?
     private let logger: Logger
     private let quotes: SingleFlightCache<String, Quote?>
     private let histories: SingleFlightCache<String, PriceHistory?>
@@ -27,11 +30,12 @@ public final class MarketDataClient: Sendable {
     private let reportedMassiveUnusable = Atomic<Bool>(false)
 
     public init(
-        configuration: MarketDataConfiguration, http: HTTPClient,
+        configuration: MarketDataConfiguration, http: HTTPClient, pace: MarketDataPace? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
         self.http = http
+        self.pace = pace
         self.logger = logger
         self.quotes = SingleFlightCache(ttl: configuration.quoteTTL)
         self.histories = SingleFlightCache(ttl: configuration.historyTTL)
@@ -41,9 +45,9 @@ public final class MarketDataClient: Sendable {
 
     /// A client configured by `MarketDataConfiguration.fromEnvironment(env)`.
     public static func fromEnvironment(
-        _ env: Environment, http: HTTPClient, logger: Logger
+        _ env: Environment, http: HTTPClient, pace: MarketDataPace? = nil, logger: Logger
     ) -> MarketDataClient {
-        MarketDataClient(configuration: .fromEnvironment(env), http: http, logger: logger)
+        MarketDataClient(configuration: .fromEnvironment(env), http: http, pace: pace, logger: logger)
     }
 
     /// The quote for `symbol` (trimmed, upper-cased, validated), or nil when the symbol is invalid or no
@@ -200,6 +204,10 @@ public final class MarketDataClient: Sendable {
         case .massive:
             guard let key = configuration.massiveAPIKey else { return nil }
             request.headers.append(("Authorization", "Bearer \(key)"))
+            if let pace, !(await pace.acquire(TaskDeadline.current)) {
+                count(provider: provider, kind: kind, outcome: "paced_out")
+                return nil
+            }
         }
         request.timeout = configuration.requestTimeout
         request.connectTimeout = min(request.connectTimeout, configuration.requestTimeout)
@@ -223,10 +231,7 @@ public final class MarketDataClient: Sendable {
             case .connect, .other: outcome = "network_error"
             }
         }
-        MetricsRegistry.shared.counter(
-            MetricNames.marketDataRequests, help: "Market data upstream requests",
-            labels: ["provider": provider.rawValue, "kind": kind, "outcome": outcome]
-        ).increment()
+        count(provider: provider, kind: kind, outcome: outcome)
         if body == nil {
             var fields: [String: LogValue] = [
                 LogKeys.marketProvider: .string(provider.rawValue), LogKeys.marketKind: .string(kind),
@@ -237,6 +242,13 @@ public final class MarketDataClient: Sendable {
             logger.warning("market data request failed", fields)
         }
         return body
+    }
+
+    private func count(provider: MarketDataProvider, kind: String, outcome: String) {
+        MetricsRegistry.shared.counter(
+            MetricNames.marketDataRequests, help: "Market data upstream requests",
+            labels: ["provider": provider.rawValue, "kind": kind, "outcome": outcome]
+        ).increment()
     }
 
     private func base(_ url: String) -> String {

@@ -99,9 +99,12 @@ enum MarketDataInput {
         }
     }
 
-    /// 1…2048 characters, none of them white space or control; passed on unchanged.
+    /// 1…2048 code points (as the document's `maxLength` counts them), none of them white space (Unicode's
+    /// White_Space, the document's `\S`) or a C0 control or DEL; passed on unchanged.
     static func cursor(_ raw: String) -> String? {
-        guard (1...2048).contains(raw.count), raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        let scalars = raw.unicodeScalars
+        guard (1...2048).contains(scalars.count),
+            scalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && !$0.properties.isWhitespace })
         else { return nil }
         return raw
     }

@@ -31,11 +31,12 @@ enum OptionsInput {
         var command = OptionContractsCommand()
         do throws(Invalid) {
             command.strikePrice = try strike(query["strike_price"])
-            if let u = MarketDataInput.present(query["underlying"]).map({ $0.uppercased() }) {
+            // Present means checked: an empty value is not a missing one.
+            if let u = query["underlying"].map({ MarketDataInput.trimmed($0).uppercased() }) {
                 guard MarketDataInput.marketTicker(u) else { throw invalid }
                 command.underlying = u
             }
-            if let t = MarketDataInput.present(query["ticker"]).map({ $0.uppercased() }) {
+            if let t = query["ticker"].map({ MarketDataInput.trimmed($0).uppercased() }) {
                 guard optionTicker(t) else { throw invalid }
                 command.ticker = t
             }
