@@ -23,7 +23,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(
         schema: "identify",
         migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations + [
-            Outbox.migration(version: 30, schema: "identify")
+            Outbox.migration(version: 30, schema: "identify"),
+            Outbox.traceMigration(version: 49, schema: "identify"),
         ])
     try await BrandTickerCache.migrate(db)
 
