@@ -94,7 +94,7 @@ let package = Package(
         shared(.upstreams, "OpenRouter", ["HTTPClient", "Contracts", "Runtime"]),
         shared(.upstreams, "Exa", ["HTTPClient", "Contracts", "Runtime"]),
         shared(.upstreams, "MarketData", ["HTTPClient", "Contracts", "Runtime"]),
-        serviceLibrary("OCR", in: "Identify", folder: "OCR", ["CTesseract", "Runtime"]),
+        serviceLibrary("OCR", in: "Identify", folder: "OCR", ["CTesseract", "Runtime", "Tracing"]),
         serviceLibrary("Charts", in: "Rating", folder: "Charts", ["CCairo", "Contracts"]),
         shared(.domain, "Geo", []),
         shared(
@@ -124,7 +124,7 @@ let package = Package(
         serviceLibrary("BriefsCore", in: "Briefs", folder: "Core", ["Finance", "Geo", "Contracts", "Runtime"]),
         serviceLibrary(
             "Scheduling", in: "Briefs", folder: "Scheduling",
-            ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime"]),
+            ["Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "Tracing"]),
         serviceLibrary(
             "PushAdapters", in: "PushDispatcher", folder: "Adapters",
             [
@@ -271,12 +271,13 @@ let package = Package(
             "GatewayTests",
             [
                 "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
-                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes", "Geo",
+                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes", "Geo", "Tracing",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
         tests(
-            "SchedulingTests", ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport"]),
+            "SchedulingTests",
+            ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport", "Tracing"]),
         tests(
             "SystemTests",
             [

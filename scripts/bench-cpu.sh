@@ -15,6 +15,9 @@
 #     warm-up, so start-up is not counted), sends that many resolve-comparable requests at that rate, and prints
 #     instructions per request of each process and the top inclusive functions (callgrind_annotate). Instruction
 #     counts are the same on a busy box and a quiet one. Output files: .stack/bench-cpu/callgrind.*.
+#   CPU_TRACING=on (either mode): the gateway and Identify trace every request (OTEL_TRACES_SAMPLER=always_on) and
+#     export to a loopback OTLP receiver (scripts/checks/otlp_receiver.py --count), which reports the spans it
+#     received; default off (no endpoint: no tracer installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -29,7 +32,12 @@ IDENTIFY_RATE=${IDENTIFY_RATE:-300}
 
 stack_install wrk valgrind
 mkdir -p .stack
-swift build -c release >.stack/bench-cpu-build.log 2>&1 || { tail -40 .stack/bench-cpu-build.log; exit 1; }
+: >.stack/bench-cpu-build.log
+# Only the binaries this script runs (a release build of every product takes far longer on a shared box).
+for product in DevBroker LoadGen Identify Gateway; do
+  swift build -c release --product $product >>.stack/bench-cpu-build.log 2>&1 \
+    || { tail -40 .stack/bench-cpu-build.log; exit 1; }
+done
 BIN=$(swift build -c release --show-bin-path)
 export MAPVEST_ENV=dev
 unset KAFKA_BROKERS POSTGRES_URL REDIS_URL
@@ -53,6 +61,18 @@ if [ $MODE = callgrind ]; then
   RUN=(env LD_PRELOAD="$PWD/$D/valgrind-sigsuspend.so"
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$PWD/$D/callgrind.%p")
 fi
+if [ "${CPU_TRACING:-off}" = on ]; then
+  source scripts/lib/py-ops.sh
+  ops_venv
+  OTLP_PORT=$(stack_free_port)
+  "$OPS_VENV/bin/python" scripts/checks/otlp_receiver.py --port "$OTLP_PORT" --count >$D/otlp.log 2>&1 & pids+=($!)
+  export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$OTLP_PORT OTEL_TRACES_SAMPLER=always_on
+  echo "== tracing on: every request sampled, exported to $OTEL_EXPORTER_OTLP_ENDPOINT"
+else
+  unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  echo "== tracing off (no OTLP endpoint)"
+fi
+spans_received() { if [ -f $D/otlp.log ]; then tail -1 $D/otlp.log | awk '/^spans / { print $2; exit }'; fi; }
 PORT=$(stack_free_port)
 ADMIN_PORT=$(stack_free_port) "${RUN[@]}" "$BIN/Identify" 2>$D/identify.log & pids+=($!); IDENTIFY_PID=$!
 PORT=$PORT ADMIN_PORT=$(stack_free_port) GATEWAY_INSTANCE_ID=bench-cpu GATEWAY_LIMITS=off "${RUN[@]}" "$BIN/Gateway" \
@@ -82,10 +102,20 @@ if [ $MODE = callgrind ]; then
   sleep "$IDLE_SECONDS"
   for entry in $profiled; do callgrind_control -d "${entry#*=}" >/dev/null; done
   seconds=$(awk -v n="$REQUESTS" -v r="$PROFILE_RATE" 'BEGIN { printf "%.2f", n / r }')
+  spans_before=$(spans_received)
   out=$(comparable "$PROFILE_RATE" "$seconds" "POST /v1/resolve-comparable under callgrind, $REQUESTS requests")
   echo "$out"
   answered=$(cpu_answered "$out")
+  # The exporters send a batch at least every OTEL_BSP_SCHEDULE_DELAY (5 s): with tracing on the window stays open
+  # TAIL_SECONDS (6) after the requests so their export is counted (the idle rate of the tail is subtracted too).
+  tail_seconds=${TAIL_SECONDS:-$([ -n "$spans_before" ] && echo 6 || echo 0)}
+  sleep "$tail_seconds"
+  seconds=$(awk -v s="$seconds" -v t="$tail_seconds" 'BEGIN { printf "%.2f", s + t }')
   for entry in $profiled; do callgrind_control -d "${entry#*=}" >/dev/null; done
+  if [ -n "$spans_before" ]; then
+    awk -v a="$spans_before" -v b="$(spans_received)" -v n="$answered" \
+      'BEGIN { printf "== spans received during the window: %d (%.1f per request)\n", b - a, (b - a) / n }'
+  fi
   ir() { awk '/^(summary|totals):/ { print $2; exit }' "$1"; }
   for entry in $profiled; do
     name=${entry%%=*} pid=${entry#*=}

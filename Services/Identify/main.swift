@@ -27,7 +27,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             + TerritoryStore.migrations + RivalryStore.migrations
             + [SlotClaims.migration(version: 24, table: "identify.job_slots")]
             + [
-                Outbox.migration(version: 30, schema: "identify")
+                Outbox.migration(version: 30, schema: "identify"),
+                Outbox.traceMigration(version: 49, schema: "identify"),
             ])
     try await BrandTickerCache.migrate(db)
 

@@ -8,6 +8,7 @@ import Scheduling
 import Synchronization
 import TestSupport
 import Testing
+import Tracing
 
 /// The scheduler component: slot arithmetic in a time zone (pure), and once-per-slot claims across replicas against
 /// the real Postgres and broker, with an injected clock.
@@ -176,5 +177,64 @@ import Testing
         try await consuming.value
         producer.flush(timeout: .seconds(5))
         await pool.close()
+    }
+
+    /// Keeps exported spans in memory.
+    final class Spans: SpanExporting {
+        private let spans = Mutex<[SpanData]>([])
+        func export(_ span: SpanData) { spans.withLock { $0.append(span) } }
+        var exported: [SpanData] { spans.withLock { $0 } }
+    }
+
+    @Test func aClaimedSlotsRunIsTheRootOfTheTraceItsCommandCarries() async throws {
+        let (pool, table) = try await Self.pool()
+        let kafka = KafkaConfiguration.fromEnvironment(Environment())
+        let logger = Logger(label: "t", level: .error)
+        let producer = try KafkaProducer.make(configuration: kafka, logger: logger)
+        let topic = "mapvest.test.scheduler.\(UInt32.random(in: 0...UInt32.max)).v1"
+        try await KafkaAdmin.ensureTopics(
+            configuration: kafka, specs: [KafkaAdmin.TopicSpec(name: topic, partitions: 1)], timeout: .seconds(20),
+            logger: logger)
+        let job = ScheduledCommand(
+            job: "traced", schedule: .daily(hour: 7, minute: 0), topic: topic, command: "test.traced.v1", key: "all",
+            body: Array("{}".utf8))
+        let now = try Self.date("2026-12-01T07:00:10.000Z")
+        let scheduler = CommandScheduler(
+            jobs: [job], claims: SlotClaims(db: pool, table: table, owner: "a"),
+            publisher: EventPublisher(producer: producer, logger: logger), timeZone: .gmt, clock: { now },
+            logger: logger)
+        let spans = Spans()
+        Tracing.install(Tracer(sampler: .alwaysOn, exporter: spans))
+        defer { Tracing.install(nil) }
+        // Even a tick made inside some other span starts the run's own trace.
+        let published = await Tracing.withSpan("unrelated") { _ in await scheduler.tick(now: now) }
+        #expect(published == ["traced@2026-12-01T07:00Z"])
+        // A tick that claims nothing starts no trace.
+        #expect(await scheduler.tick(now: now).isEmpty)
+
+        let received = Mutex<[String]>([])
+        let consumer = try KafkaGroupConsumer.make(
+            configuration: kafka, groupId: "test-sched-\(UInt32.random(in: 0...UInt32.max))", topics: [topic],
+            logger: logger)
+        consumer.setHandler(maxInFlight: 4) { message in
+            received.withLock { $0.append(message.header(TraceContext.traceparentHeader) ?? "") }
+        }
+        let consuming = Task { try await consumer.run() }
+        for _ in 0..<100 where received.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(100)) }
+        await consumer.shutdown()
+        try await consuming.value
+        producer.flush(timeout: .seconds(5))
+        await pool.close()
+
+        let runs = spans.exported.filter { $0.name == "traced run" }
+        let run = try #require(runs.first)
+        #expect(runs.count == 1 && run.parentSpanID == nil)
+        #expect(run.attributes.contains(Attribute("mapvest.slot", "2026-12-01T07:00Z")))
+        let unrelated = try #require(spans.exported.first { $0.name == "unrelated" })
+        #expect(unrelated.context.traceID != run.context.traceID)
+        let producerSpan = try #require(
+            spans.exported.first { $0.kind == .producer && $0.parentSpanID == run.context.spanID })
+        let header = try #require(received.withLock { $0.first })
+        #expect(header == producerSpan.context.traceparent)
     }
 }

@@ -5,6 +5,7 @@ import ServiceKit
 import Synchronization
 import TestSupport
 import Testing
+import Tracing
 
 extension SystemTests {
     /// The transactional outbox against the real Postgres: an entry exists exactly when its transaction committed,
@@ -12,17 +13,21 @@ extension SystemTests {
     @Suite struct OutboxTests {
         /// Records what the outbox published; fails the first `failures` attempts.
         final class Broker: Sendable {
-            private let state: Mutex<(published: [String], failuresLeft: Int)>
-            init(failures: Int = 0) { state = Mutex(([], failures)) }
+            private let state: Mutex<(published: [String], failuresLeft: Int, traces: [TraceContext?])>
+            init(failures: Int = 0) { state = Mutex(([], failures, [])) }
             var published: [String] { state.withLock { $0.published } }
+            /// The span each published entry was handed over in (what its producer span would continue).
+            var traces: [TraceContext?] { state.withLock { $0.traces } }
 
             func deliver(_ entry: OutboxEntry) throws {
+                let current = Tracing.current?.context
                 try state.withLock { state in
                     if state.failuresLeft > 0 {
                         state.failuresLeft -= 1
                         throw CancellationError()
                     }
                     state.published.append(entry.id)
+                    state.traces.append(current)
                 }
             }
         }
@@ -78,6 +83,39 @@ extension SystemTests {
             #expect(try await outbox.relayBacklog(olderThan: .zero) == 0)
             #expect(broker.published == [entry.id])
             #expect(try await outbox.backlog() == 0)
+            await db.close()
+        }
+
+        /// Keeps exported spans in memory.
+        final class Spans: SpanExporting {
+            private let spans = Mutex<[SpanData]>([])
+            func export(_ span: SpanData) { spans.withLock { $0.append(span) } }
+            var exported: [SpanData] { spans.withLock { $0 } }
+        }
+
+        @Test func theRelayPublishesALeftEntryInTheTraceThatStagedIt() async throws {
+            let broker = Broker(failures: 1)
+            let (outbox, db) = try await Self.outbox(broker)
+            let spans = Spans()
+            Tracing.install(Tracer(sampler: .alwaysOn, exporter: spans))
+            defer { Tracing.install(nil) }
+            let (traced, untraced) = (Self.entry(5), Self.entry(6))
+            let request = try await Tracing.withSpan("POST /v1/test", kind: .server) { span in
+                try await db.transaction { connection in try await outbox.stage(traced, on: connection) }
+                await outbox.relay([traced], deadline: .now + .seconds(1))  // fails: left for the relay
+                return span?.context
+            }
+            try await db.transaction { connection in try await outbox.stage(untraced, on: connection) }
+            // The relay runs outside any span (its own service task), as in a binary.
+            #expect(try await outbox.relayBacklog(olderThan: .zero) == 2)
+            #expect(broker.published == [traced.id, untraced.id])
+            let relay = try #require(spans.exported.first { $0.name == "outbox relay" })
+            let staged = try #require(request)
+            #expect(relay.context.traceID == staged.traceID && relay.parentSpanID == staged.spanID)
+            #expect(relay.attributes.contains(Attribute("messaging.destination.name", "mapvest.events.v1")))
+            #expect(broker.traces.first??.spanID == relay.context.spanID)
+            #expect(broker.traces.last == .some(nil))
+            #expect(spans.exported.filter { $0.name == "outbox relay" }.count == 1)
             await db.close()
         }
 

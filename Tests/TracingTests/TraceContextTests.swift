@@ -53,9 +53,13 @@ struct TraceContextTests {
 
     @Test func idsAreBigEndianBytes() throws {
         let trace = try #require(TraceID(hex: "0102030405060708090a0b0c0d0e0f10"))
-        #expect(trace.bytes == Array(1...16))
+        var traceField = ProtobufWriter()
+        traceField.idField(1, trace.high, trace.low)
+        #expect(traceField.bytes == [0x0A, 16] + Array(1...16))
         let span = try #require(SpanID(hex: "1112131415161718"))
-        #expect(span.bytes == Array(0x11...0x18))
+        var spanField = ProtobufWriter()
+        spanField.idField(2, span.value)
+        #expect(spanField.bytes == [0x12, 8] + Array(0x11...0x18))
         var random = SystemRandomNumberGenerator()
         #expect(TraceID(hex: TraceID.random(using: &random).description) != nil)
     }

@@ -103,4 +103,46 @@ final class MemoryExporter: SpanExporting {
         #expect(lines[0]?["span_id"] as? String == span.context.spanID.description)
         #expect(lines[1]?["trace_id"] == nil)
     }
+
+    @Test func aRecordedSpanStartsWhenTheWorkStartedAndJoinsItsParent() async throws {
+        let exporter = MemoryExporter()
+        Tracing.install(Tracer(sampler: .alwaysOn, exporter: exporter))
+        defer { Tracing.install(nil) }
+        let remote = try #require(
+            TraceContext.parse(traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"))
+        let before = WallClock.unixNanoseconds()
+        Tracing.record(
+            "GET /v1/progress", kind: .server, parent: remote,
+            attributes: [Attribute("http.response.status_code", 401)],
+            elapsed: .milliseconds(250), status: .error("answered 401"))
+        let span = try #require(exporter.exported.first)
+        #expect(span.name == "GET /v1/progress" && span.kind == .server)
+        #expect(span.context.traceID == remote.traceID && span.parentSpanID == remote.spanID)
+        #expect(span.attributes == [Attribute("http.response.status_code", 401)])
+        #expect(span.status == .error("answered 401"))
+        // Started 250 ms before it was recorded, ended when recorded.
+        #expect(span.startUnixNano <= before - 249_000_000 && span.startUnixNano >= before - 300_000_000)
+        #expect(span.endUnixNano >= before && span.endUnixNano - span.startUnixNano >= 250_000_000)
+    }
+
+    @Test func aRootSpanStartsANewTraceInsideAnotherSpan() async throws {
+        let exporter = MemoryExporter()
+        Tracing.install(Tracer(sampler: .alwaysOn, exporter: exporter))
+        defer { Tracing.install(nil) }
+        let headers = await Tracing.withSpan("outer") { _ in
+            await Tracing.withRootSpan("briefs.daily run", attributes: [Attribute("mapvest.job", "briefs.daily")]) {
+                _ in
+                await Tracing.withSpan("mapvest.briefs.commands publish", kind: .producer) { _ in
+                    await Task.yield()
+                    return Tracing.headers
+                }
+            }
+        }
+        let spans = exporter.exported
+        #expect(spans.map(\.name) == ["mapvest.briefs.commands publish", "briefs.daily run", "outer"])
+        let (producer, run, outer) = (spans[0], spans[1], spans[2])
+        #expect(run.parentSpanID == nil && run.context.traceID != outer.context.traceID)
+        #expect(producer.parentSpanID == run.context.spanID && producer.context.traceID == run.context.traceID)
+        #expect(headers.first?.1 == producer.context.traceparent)
+    }
 }

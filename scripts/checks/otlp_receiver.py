@@ -3,8 +3,9 @@
 `opentelemetry-proto` package and keeps every span. The system checks (traces.py) assert on what it holds; run as a
 program it is the local trace viewer: each trace, once quiet for a moment, printed as an indented tree.
 
-    python3 scripts/checks/otlp_receiver.py [--port 4318] [--quiet-ms 1500]
+    python3 scripts/checks/otlp_receiver.py [--port 4318] [--quiet-ms 1500] [--count]
 
+`--count` prints only `spans <total received>` whenever the total changes (benchmarks read the last line).
 `mode` makes it misbehave for the exporter's tests: "ok" (200), "unavailable" (503 to everything)."""
 
 import argparse
@@ -131,14 +132,29 @@ def view(receiver, quiet_ms):
                 print("  " + line, flush=True)
 
 
+def count(receiver):
+    """Prints `spans N` at start and whenever the number of spans received changed (checked every 0.2 s)."""
+    last = None
+    while True:
+        with receiver.lock:
+            total = len(receiver.spans)
+        if total != last:
+            print(f"spans {total}", flush=True)
+            last = total
+        time.sleep(0.2)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=4318)
     parser.add_argument("--quiet-ms", type=int, default=1500)
+    parser.add_argument("--count", action="store_true", help="print the number of spans received, not the traces")
     args = parser.parse_args()
     receiver = Receiver(args.port)
-    print(f"trace viewer: OTLP/HTTP on {receiver.url}/v1/traces", flush=True)
     try:
+        if args.count:
+            count(receiver)
+        print(f"trace viewer: OTLP/HTTP on {receiver.url}/v1/traces", flush=True)
         view(receiver, args.quiet_ms)
     except KeyboardInterrupt:
         pass

@@ -4,7 +4,11 @@ decodes with the official `opentelemetry-proto` package):
 1. one signed-in identify (photo + hint) and one watchlist brief each arrive as one connected trace: the gateway's
    server span named by the route template (continuing the client's `traceparent`) → producer → the service's
    consumer → its handler → Postgres/Redis client spans → the reply's producer span, every parent present;
-2. redaction: the bearer token, the e-mail and sign-in code, the push token and its id, the Expo tickets, titles and
+   — then the gateway's receipt of that reply (a consumer span under it); for identify also the OCR span under the
+   handler and the `find.recorded` event the outbox relayed, in the same trace;
+2. answers refused in the gateway's head (401 without a session, 404 for no route) are server spans continuing the
+   client's `traceparent`;
+3. redaction: the bearer token, the e-mail and sign-in code, the push token and its id, the Expo tickets, titles and
    bodies the PushDispatcher handed off, and the photo pushed through the stack appear in no exported span and in no
    log line of the stack.
 """
@@ -69,7 +73,7 @@ def wait_for(receiver, trace_id, predicate, seconds=20):
     return spans
 
 
-def chain(spans, root_name, command_topic):
+def chain(spans, root_name, command_topic, extra=()):
     """Problems with the trace's shape (empty list when it is one connected tree as the issue describes)."""
     by_id = {s["span_id"]: s for s in spans}
     problems = [f"span {s['name']} has a parent that was not exported" for s in spans
@@ -91,8 +95,43 @@ def chain(spans, root_name, command_topic):
              (s["parent_id"] in by_id and by_id[s["parent_id"]]["parent_id"] == handler["span_id"])]
     if not any(s["attributes"].get("db.system.name") in ("postgresql", "redis") for s in under):
         problems.append(f"no Postgres or Redis client span under the handler {handler['name']}")
-    if not child(consumer, lambda s: s["kind"] == "producer" and s["name"] == "mapvest.gateway.replies publish"):
+    reply = child(consumer, lambda s: s["kind"] == "producer" and s["name"] == "mapvest.gateway.replies publish")
+    if not reply:
         problems.append("no reply producer span under the consumer")
+    elif not child(reply, lambda s: s["kind"] == "consumer" and s["name"] == "mapvest.gateway.replies receive"
+                   and s["service"] == server["service"]):
+        problems.append("no reply receipt (consumer span in the gateway) under the reply's producer span")
+    if "ocr" in extra and not any(s["name"] == "ocr recognize" and s["kind"] == "internal" for s in under):
+        problems.append(f"no OCR span under the handler {handler['name']}")
+    if "event" in extra and not any(s["kind"] == "producer" and
+                                    s["attributes"].get("messaging.destination.name") == "mapvest.events.v1"
+                                    for s in spans):
+        problems.append("no producer span of the find.recorded event (outbox) in the trace")
+    return problems
+
+
+def refused(gateway, receiver, method, path, status, name):
+    """Problems with the server span of a request the gateway refuses in its head (empty list when right)."""
+    trace, parent = secrets.token_hex(16), secrets.token_hex(8)
+    req = urllib.request.Request(f"{gateway}{path}", method=method)
+    req.add_header("traceparent", f"00-{trace}-{parent}-01")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            answered = res.status
+    except urllib.error.HTTPError as err:
+        answered = err.code
+    spans = wait_for(receiver, trace, lambda s: any(x["kind"] == "server" for x in s), seconds=10)
+    server = [s for s in spans if s["kind"] == "server"]
+    if answered != status:
+        return [f"{method} {path} answered {answered}, not {status}"]
+    if len(server) != 1:
+        return [f"{method} {path}: {len(server)} server spans"]
+    span = server[0]
+    problems = [] if span["name"] == name else [f"{method} {path}: span named {span['name']!r}, not {name!r}"]
+    if span["parent_id"] != parent:
+        problems.append(f"{method} {path}: the span does not continue the client's traceparent")
+    if span["attributes"].get("http.response.status_code") != status:
+        problems.append(f"{method} {path}: status attribute {span['attributes'].get('http.response.status_code')}")
     return problems
 
 
@@ -120,12 +159,15 @@ def check(stack, receiver, expo, report):
     image = photo()
     identify_trace = secrets.token_hex(16)
     status = identify(stack.gateway, token, image, f"00-{identify_trace}-{secrets.token_hex(8)}-01")
-    spans = wait_for(receiver, identify_trace, lambda s: not chain(s, "POST /v1/identify", "mapvest.identify.commands.v1"))
-    problems = chain(spans, "POST /v1/identify", "mapvest.identify.commands.v1")
+    identify_extra = ("ocr", "event")
+    spans = wait_for(receiver, identify_trace,
+                     lambda s: not chain(s, "POST /v1/identify", "mapvest.identify.commands.v1", identify_extra))
+    problems = chain(spans, "POST /v1/identify", "mapvest.identify.commands.v1", identify_extra)
     if problems:
         print("\n".join("      " + line for line in otlp_receiver.tree_lines(spans)))
+    shape = "server → producer → consumer → handler → db, OCR → reply → receipt; the outbox event"
     report(status == 200 and not problems, f"identify (photo + hint, signed in) answered {status} and is one trace of "
-           f"{len(spans)} spans: {'; '.join(problems) or 'server → producer → consumer → handler → db → reply'}")
+           f"{len(spans)} spans: {'; '.join(problems) or shape}")
 
     brief_trace = secrets.token_hex(16)
     status = brief(stack.gateway, token, f"00-{brief_trace}-{secrets.token_hex(8)}-01")
@@ -134,7 +176,12 @@ def check(stack, receiver, expo, report):
     if problems:
         print("\n".join("      " + line for line in otlp_receiver.tree_lines(spans)))
     report(status == 200 and not problems, f"watchlist brief answered {status} and is one trace of {len(spans)} spans: "
-           f"{'; '.join(problems) or 'server → producer → consumer → handler → db → reply'}")
+           f"{'; '.join(problems) or 'server → producer → consumer → handler → db → reply → receipt'}")
+
+    problems = (refused(stack.gateway, receiver, "GET", "/v1/progress", 401, "GET /v1/progress")
+                + refused(stack.gateway, receiver, "GET", "/v1/no-such-route", 404, "GET"))
+    report(not problems, "answers refused in the gateway's head (401 without a session, 404 without a route) are "
+           f"server spans of the client's trace: {'; '.join(problems) or 'named, linked and with their status'}")
 
     time.sleep(1.5)  # the exporters' schedule delay: everything traced so far has been sent
     forbidden = {"bearer token": token, "e-mail": email_seen.get("email", ""), "sign-in code": email_seen.get("code", ""),

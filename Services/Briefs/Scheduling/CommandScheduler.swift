@@ -4,6 +4,7 @@ import Kafka
 import Messaging
 import Runtime
 import Synchronization
+import Tracing
 
 /// A job the scheduler publishes: one command on a topic when its schedule comes due.
 public struct ScheduledCommand: Sendable {
@@ -101,28 +102,38 @@ public final class CommandScheduler: Service {
             let key = Self.slotKey(slot)
             do {
                 guard try await claims.claim(job: job.job, slot: key, lease: claimLease) == .won else { continue }
-                await pauseIfAsked(job: job.job, slot: key, after: .claimed)
-                let sent = await publisher.publish(
-                    topic: job.topic, key: job.key, value: job.body,
-                    headers: [
-                        KafkaHeader(MessageHeaders.command, job.command),
-                        KafkaHeader(Self.slotHeader, "\(job.job)@\(key)"),
-                    ])
-                if sent {
-                    await pauseIfAsked(job: job.job, slot: key, after: .published)
-                    try await claims.complete(job: job.job, slot: key)
-                    published.append("\(job.job)@\(key)")
-                    logger.info(
-                        "scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
-                } else {
-                    try await claims.release(job: job.job, slot: key)
-                }
+                // The run of a claimed slot is the root of its own trace: the command it publishes carries it to
+                // the consumer, and everything that command causes joins it.
+                let sent = try await Tracing.withRootSpan(
+                    "\(job.job) run",
+                    attributes: [Attribute("mapvest.job", .string(job.job)), Attribute("mapvest.slot", .string(key))]
+                ) { _ in try await run(job, slot: key) }
+                if sent { published.append("\(job.job)@\(key)") }
             } catch {
                 logger.warning(
                     "scheduler tick failed", [LogKeys.job: .string(job.job), LogKeys.error: .string("\(error)")])
             }
         }
         return published
+    }
+
+    /// Publishes a claimed slot's command, then marks the slot done (or releases it when the publish failed).
+    private func run(_ job: ScheduledCommand, slot key: String) async throws -> Bool {
+        await pauseIfAsked(job: job.job, slot: key, after: .claimed)
+        let sent = await publisher.publish(
+            topic: job.topic, key: job.key, value: job.body,
+            headers: [
+                KafkaHeader(MessageHeaders.command, job.command),
+                KafkaHeader(Self.slotHeader, "\(job.job)@\(key)"),
+            ])
+        if sent {
+            await pauseIfAsked(job: job.job, slot: key, after: .published)
+            try await claims.complete(job: job.job, slot: key)
+            logger.info("scheduled command published", [LogKeys.job: .string(job.job), LogKeys.slot: .string(key)])
+        } else {
+            try await claims.release(job: job.job, slot: key)
+        }
+        return sent
     }
 
     /// The test-only fault `SCHEDULER_PAUSE`: sleeps holding the slot's claim.

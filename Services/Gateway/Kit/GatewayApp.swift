@@ -14,7 +14,7 @@ package enum GatewayApp {
     /// The gateway schema's migrations (users, entitlements, the admin log, money).
     package static let migrations =
         UserStore.migrations + AdminLog.migrations + MoneySchema.migrations
-        + [Outbox.migration(version: 31, schema: "gateway")]
+        + [Outbox.migration(version: 31, schema: "gateway"), Outbox.traceMigration(version: 49, schema: "gateway")]
 
     /// The parts `ServiceMain` runs, stopped in reverse: the HTTP server first (no new requests), then the reply
     /// client, then the last usage report.

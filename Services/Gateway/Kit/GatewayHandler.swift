@@ -54,18 +54,24 @@ struct GatewayHandler: HTTPHandler {
     func head(_ head: HTTPRequestHead) async -> HeadDecision<Pending> {
         let started = ContinuousClock.now
         let requestId = Self.requestId(from: head)
-        func done(_ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = [], route: Route? = nil)
-            -> HeadDecision<Pending>
-        {
+        func done(
+            _ response: HTTPResponse, _ template: String, _ headers: [(String, String)] = [], route: Route? = nil,
+            refused: Bool = true
+        ) -> HeadDecision<Pending> {
             var response = response
             response.headers += headers
             let metrics = route?.metrics ?? RouteMetrics.unrouted(template, method: head.method)
+            if refused {
+                GatewayTracing.refused(head, route: route?.template, status: response.status, since: started)
+            }
             return .respond(
                 finish(
                     response, template: template, metrics: metrics, head: head, requestId: requestId, started: started))
         }
-        if head.method == "OPTIONS" { return done(.empty(204), "OPTIONS") }
-        if let response = admin.response(method: head.method, path: head.path) { return done(response, head.path) }
+        if head.method == "OPTIONS" { return done(.empty(204), "OPTIONS", refused: false) }
+        if let response = admin.response(method: head.method, path: head.path) {
+            return done(response, head.path, refused: false)
+        }
 
         var caller = edge.caller(head)
         var headers: [(String, String)] = []

@@ -2,6 +2,7 @@ import CTesseract
 import Foundation
 import Runtime
 import Synchronization
+import Tracing
 
 /// What OCR read from a photo.
 public struct RecognizedText: Sendable, Equatable {
@@ -50,8 +51,15 @@ public final class TextRecognizer: Sendable {
         guard let header = ImageHeader.parse(image), header.isDecodableByOCR else {
             throw OCRError(kind: .unreadableImage)
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.submit(Job(image: image, continuation: continuation))
+        return try await Tracing.withChildSpan(
+            "ocr recognize", kind: .internal,
+            attributes: [Attribute("mapvest.ocr.image_size", .int(Int64(image.count)))]
+        ) { span in
+            let text = try await withCheckedThrowingContinuation { continuation in
+                queue.submit(Job(image: image, continuation: continuation))
+            }
+            span?.setAttribute("mapvest.ocr.lines", .int(Int64(text.lines.count)))
+            return text
         }
     }
 

@@ -18,6 +18,7 @@ public struct BrandTickerCache: Sendable {
         self.redis = redis
         self.db = db
         self.logger = logger
+        _ = BrandCacheMetrics.lookups  // its series are scraped (at 0) from start, before the first lookup
     }
 
     public static let migrations: [Migration] = [
@@ -41,10 +42,14 @@ public struct BrandTickerCache: Sendable {
 
     private static func redisKey(_ key: String) -> String { "mapvest:brand:v1:" + key }
 
+    /// The cached resolution of `key`: Redis first, then Postgres (copied back to Redis); counted in
+    /// `brand_cache_lookups_total{result}`.
     public func get(_ key: String) async -> BrandResolution? {
+        let lookups = BrandCacheMetrics.lookups
         if let redis, let bytes = try? await redis.get(Self.redisKey(key)),
             let hit = try? JSONDecoder().decode(BrandResolution.self, from: Data(bytes))
         {
+            lookups.redis.increment()
             return hit
         }
         guard let db,
@@ -53,7 +58,11 @@ public struct BrandTickerCache: Sendable {
             ).first,
             let text = row.string("payload"),
             let hit = try? JSONDecoder().decode(BrandResolution.self, from: Data(text.utf8))
-        else { return nil }
+        else {
+            lookups.miss.increment()
+            return nil
+        }
+        lookups.postgres.increment()
         if let redis, let bytes = try? JSONEncoder().encode(hit) {
             _ = try? await redis.set(Self.redisKey(key), Array(bytes), ttl: Self.ttl)
         }
@@ -97,5 +106,19 @@ public struct BrandTickerCache: Sendable {
     func release(_ key: String) async {
         guard let redis else { return }
         _ = try? await redis.delete("mapvest:lock:brand:" + key)
+    }
+}
+
+/// The brand cache's hit rate, as the design names it: lookups by where they were answered (`redis`, `postgres`)
+/// or `miss`; hit rate = (redis + postgres) / all. All three series exist from the first lookup on.
+enum BrandCacheMetrics {
+    static let lookups = (
+        redis: counter("redis"), postgres: counter("postgres"), miss: counter("miss")
+    )
+
+    private static func counter(_ result: String) -> Counter {
+        MetricsRegistry.shared.counter(
+            "brand_cache_lookups_total", help: "Brand → ticker cache lookups by result (redis, postgres, miss).",
+            labels: ["result": result])
     }
 }

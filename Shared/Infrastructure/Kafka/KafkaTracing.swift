@@ -6,7 +6,7 @@ import Tracing
 /// headers; every consumed message runs its handler in a consumer span continuing the headers' trace. Span names
 /// use the topic's metrics label (one name for every gateway's reply topic); the attributes keep the topic. With no
 /// tracer installed both pass straight through.
-enum KafkaTracing {
+public enum KafkaTracing {
     static func attributes(topic: String, operation: String) -> [Attribute] {
         [
             Attribute("messaging.system", "kafka"), Attribute("messaging.destination.name", .string(topic)),
@@ -79,5 +79,21 @@ enum KafkaTracing {
         ) {
             _ in await body()
         }
+    }
+
+    /// Runs `body` (reading a reply the waiting request received) in a consumer span `<topic> receive` whose parent
+    /// is the reply's `traceparent`: the consumer side of a request/reply hop, in the request's trace.
+    public static func receive<T>(_ message: KafkaMessage, _ body: () -> T) -> T {
+        guard Tracing.tracer != nil else { return body() }
+        let parent = TraceContext.parse(
+            traceparent: message.header(TraceContext.traceparentHeader),
+            tracestate: message.header(TraceContext.tracestateHeader))
+        return Tracing.withSpan(
+            "\(KafkaTopicLabels.label(message.topic)) receive", kind: .consumer, parent: parent,
+            attributes: attributes(topic: message.topic, operation: "receive") + [
+                Attribute("messaging.destination.partition.id", .string(String(message.partition))),
+                Attribute("messaging.kafka.offset", .int(message.offset)),
+            ]
+        ) { _ in body() }
     }
 }

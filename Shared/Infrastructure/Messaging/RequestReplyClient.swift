@@ -213,7 +213,7 @@ public final class RequestReplyClient: Service {
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
             MessagingMetrics.requestDuration(service: service).observe(since: started)
             if command.isIdempotentRead { hedger.observe(command.name, .now - started) }
-            return Self.reply(from: message, logger: logger)
+            return KafkaTracing.receive(message) { Self.reply(from: message, logger: logger) }
         case .timedOut:
             completion = .timedOut
             MessagingMetrics.requests(service: service, outcome: "timeout").increment()

@@ -1,5 +1,8 @@
-/// The trace and span a log line belongs to: set by the tracer around the work a recorded span covers, written by
-/// `Logger` as `trace_id` and `span_id`.
+import Synchronization
+
+/// The trace and span a log line belongs to, written by `Logger` as `trace_id` and `span_id`. The tracer registers
+/// a source (`setSource`) that reads the span of the current task, so a traced span costs logging nothing until a
+/// line is actually written.
 public enum LogCorrelation {
     /// A span's ids as lower-case hex.
     public struct IDs: Sendable {
@@ -12,5 +15,15 @@ public enum LogCorrelation {
         }
     }
 
-    @TaskLocal public static var current: IDs?
+    private static let source = Mutex<(@Sendable () -> IDs?)?>(nil)
+
+    /// Installs (or with nil removes) where `current` reads the ids of the current task's span.
+    public static func setSource(_ read: (@Sendable () -> IDs?)?) {
+        source.withLock { $0 = read }
+    }
+
+    /// The ids of the span the current task works in, if it is recorded.
+    public static var current: IDs? {
+        source.withLock { $0 }?()
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Runtime
+import Tracing
 
 /// One message staged in an outbox: its id (for an event, the CloudEvent id, kept on every retry so consumers can
 /// dedupe), the topic and key it goes to, and its bytes.
@@ -9,12 +10,15 @@ public struct OutboxEntry: Sendable, Equatable {
     public let topic: String
     public let key: String
     public let value: [UInt8]
+    /// The trace of the work that staged it (set by `Outbox.stage`), so a relay publishing it later continues it.
+    public let trace: TraceContext?
 
-    public init(id: String, topic: String, key: String, value: [UInt8]) {
+    public init(id: String, topic: String, key: String, value: [UInt8], trace: TraceContext? = nil) {
         self.id = id
         self.topic = topic
         self.key = key
         self.value = value
+        self.trace = trace
     }
 }
 
@@ -51,15 +55,31 @@ public struct Outbox: Sendable {
                     created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
                 );
                 CREATE INDEX IF NOT EXISTS outbox_created_idx ON "\(schema)".outbox (created_at);
+                \(traceColumns(schema))
                 """)
     }
 
-    /// Stages `entry` inside the caller's transaction (a second staging of one id is a no-op).
+    /// The trace columns, for an owner whose outbox table was created before they existed (idempotent).
+    public static func traceMigration(version: Int, schema: String) -> Migration {
+        Migration(version: version, name: "outbox trace context", sql: traceColumns(schema))
+    }
+
+    private static func traceColumns(_ schema: String) -> String {
+        """
+        ALTER TABLE "\(schema)".outbox ADD COLUMN IF NOT EXISTS traceparent TEXT,
+            ADD COLUMN IF NOT EXISTS tracestate TEXT;
+        """
+    }
+
+    /// Stages `entry` inside the caller's transaction (a second staging of one id is a no-op), with the current
+    /// span's trace context when the work is traced.
     public func stage(_ entry: OutboxEntry, on connection: PostgresConnection) async throws {
+        let trace = entry.trace ?? Tracing.current?.context
         try await connection.execute(
             """
-            INSERT INTO \(unescaped: table) (id, topic, key, value)
-            VALUES (\(entry.id), \(entry.topic), \(entry.key), \(entry.value))
+            INSERT INTO \(unescaped: table) (id, topic, key, value, traceparent, tracestate)
+            VALUES (\(entry.id), \(entry.topic), \(entry.key), \(entry.value), \(trace?.traceparent),
+                \(trace.flatMap { $0.traceState.isEmpty ? nil : $0.traceState }))
             ON CONFLICT (id) DO NOTHING
             """)
     }
@@ -102,7 +122,7 @@ public struct Outbox: Sendable {
         let published = try await db.transaction { connection -> Int in
             let rows = try await connection.query(
                 """
-                SELECT id, topic, key, value FROM \(unescaped: table)
+                SELECT id, topic, key, value, traceparent, tracestate FROM \(unescaped: table)
                 WHERE created_at < clock_timestamp() - \(graceMilliseconds)::int * interval '1 millisecond'
                 ORDER BY created_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """)
@@ -111,8 +131,11 @@ public struct Outbox: Sendable {
                 guard let id = row.string("id"), let topic = row.string("topic"), let key = row.string("key"),
                     let value = row.bytes("value")
                 else { continue }
+                let trace = TraceContext.parse(
+                    traceparent: row.string("traceparent"), tracestate: row.string("tracestate"))
                 do {
-                    try await deliver(OutboxEntry(id: id, topic: topic, key: key, value: value), .now + attempt)
+                    try await relayTraced(
+                        OutboxEntry(id: id, topic: topic, key: key, value: value, trace: trace), until: .now + attempt)
                     done.append(id)
                 } catch {
                     OutboxMetrics.failures.increment()
@@ -127,6 +150,15 @@ public struct Outbox: Sendable {
         }
         OutboxMetrics.relayed.increment(by: Int64(published))
         return published
+    }
+
+    /// Delivers a relayed entry in a span continuing the trace that staged it (the producer span and headers
+    /// follow), or untraced when it was staged outside a trace.
+    private func relayTraced(_ entry: OutboxEntry, until deadline: ContinuousClock.Instant) async throws {
+        guard let trace = entry.trace, Tracing.tracer != nil else { return try await deliver(entry, deadline) }
+        try await Tracing.withSpan(
+            "outbox relay", parent: trace, attributes: [Attribute("messaging.destination.name", .string(entry.topic))]
+        ) { _ in try await deliver(entry, deadline) }
     }
 
     /// How many entries wait in the outbox.

@@ -7,6 +7,7 @@ public enum OTLPTraceEncoder {
     /// One `ResourceSpans` (this process's resource attributes) holding one `ScopeSpans` with `spans`.
     public static func encode(resource: [Attribute], spans: [SpanData]) -> [UInt8] {
         var request = ProtobufWriter()
+        request.reserve(512 + 320 * spans.count)
         // ExportTraceServiceRequest.resource_spans = 1
         request.messageField(1) { resourceSpans in
             // ResourceSpans.resource = 1 → Resource.attributes = 1
@@ -25,10 +26,10 @@ public enum OTLPTraceEncoder {
     }
 
     static func encodeSpan(_ w: inout ProtobufWriter, _ span: SpanData) {
-        w.bytesField(1, span.context.traceID.bytes)  // trace_id
-        w.bytesField(2, span.context.spanID.bytes)  // span_id
+        w.idField(1, span.context.traceID.high, span.context.traceID.low)  // trace_id
+        w.idField(2, span.context.spanID.value)  // span_id
         w.stringField(3, span.context.traceState)  // trace_state
-        if let parent = span.parentSpanID { w.bytesField(4, parent.bytes) }  // parent_span_id
+        if let parent = span.parentSpanID { w.idField(4, parent.value) }  // parent_span_id
         w.stringField(5, span.name)  // name
         w.varintField(6, UInt64(span.kind.rawValue))  // kind
         w.fixed64Field(7, span.startUnixNano)  // start_time_unix_nano

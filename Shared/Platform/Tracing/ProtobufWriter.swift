@@ -47,7 +47,7 @@ struct ProtobufWriter {
 
     /// Eight little-endian bytes, no tag.
     mutating func fixed64(_ value: UInt64) {
-        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Bytes after a tag and length the caller wrote (a `oneof` member is written even when empty or zero).
@@ -62,14 +62,15 @@ struct ProtobufWriter {
     mutating func fixed32Field(_ field: UInt64, _ value: UInt32) {
         guard value != 0 else { return }
         tag(field, .fixed32)
-        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func bytesField(_ field: UInt64, _ value: [UInt8]) {
-        guard !value.isEmpty else { return }
+    /// An id field (OTLP's `trace_id`, 16 bytes, or `span_id`, 8): the words' big-endian bytes.
+    mutating func idField(_ field: UInt64, _ high: UInt64, _ low: UInt64? = nil) {
         tag(field, .lengthDelimited)
-        varint(UInt64(value.count))
-        bytes.append(contentsOf: value)
+        varint(low == nil ? 8 : 16)
+        withUnsafeBytes(of: high.bigEndian) { bytes.append(contentsOf: $0) }
+        if let low { withUnsafeBytes(of: low.bigEndian) { bytes.append(contentsOf: $0) } }
     }
 
     mutating func stringField(_ field: UInt64, _ value: String) {
@@ -79,12 +80,23 @@ struct ProtobufWriter {
         bytes.append(contentsOf: value.utf8)
     }
 
-    /// A nested message, written even when empty (presence matters for `oneof` and message fields).
+    /// A nested message, written even when empty (presence matters for `oneof` and message fields). Written in
+    /// place: the body first, then its length inserted before it (one byte for the usual short message), so a
+    /// nested message costs neither a buffer of its own nor a copy per level.
     mutating func messageField(_ field: UInt64, _ write: (inout ProtobufWriter) -> Void) {
-        var nested = ProtobufWriter()
-        write(&nested)
         tag(field, .lengthDelimited)
-        varint(UInt64(nested.bytes.count))
-        bytes.append(contentsOf: nested.bytes)
+        let start = bytes.count
+        write(&self)
+        let length = UInt64(bytes.count - start)
+        if length < 0x80 {
+            bytes.insert(UInt8(length), at: start)
+        } else {
+            var prefix = ProtobufWriter()
+            prefix.varint(length)
+            bytes.insert(contentsOf: prefix.bytes, at: start)
+        }
     }
+
+    /// Reserves room for `count` more bytes.
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 }

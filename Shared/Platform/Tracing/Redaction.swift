@@ -13,14 +13,36 @@ public enum Redaction {
         "secret", "title", "body", "envelope", "delivery", "receipt", "ticket", "photo", "image", "cookie", "query",
         "key", "phone",
     ]
-    static let allowedKeys: Set<String> = ["http.response.status_code", "error.type"]
 
-    /// Whether an attribute with this key may be exported at all.
-    public static func allows(key: String) -> Bool {
-        if allowedKeys.contains(key) { return true }
-        let segments = key.lowercased().split(whereSeparator: { $0 == "." || $0 == "_" || $0 == "-" })
-        return !segments.contains(where: sensitiveSegments.contains)
+    /// `sensitiveSegments` as bytes, by length (index = length), for the byte-level key check.
+    private static let sensitiveSegmentBytes: [[[UInt8]]] = (0...13).map { length in
+        sensitiveSegments.filter { $0.utf8.count == length }.map { Array($0.utf8) }
     }
+
+    /// Whether an attribute with this key may be exported at all (ASCII case-insensitive, by segment); the
+    /// conventions' `http.response.status_code` and `error.type` always may.
+    public static func allows(key: String) -> Bool {
+        if key == "http.response.status_code" || key == "error.type" { return true }
+        var key = key
+        return key.withUTF8 { bytes in
+            var start = 0
+            for index in 0...bytes.count
+            where index == bytes.count || bytes[index] == 0x2E || bytes[index] == 0x5F || bytes[index] == 0x2D {
+                if isSensitiveSegment(UnsafeBufferPointer(rebasing: bytes[start..<index])) { return false }
+                start = index + 1
+            }
+            return true
+        }
+    }
+
+    private static func isSensitiveSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (3...13).contains(segment.count) else { return false }
+        return sensitiveSegmentBytes[segment.count].contains { word in
+            zip(word, segment).allSatisfy { $0 == asciiLowercase($1) }
+        }
+    }
+
+    private static func asciiLowercase(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
 
     /// The attributes that may be exported, their text scrubbed; and how many were dropped.
     public static func apply(_ attributes: [Attribute]) -> (kept: [Attribute], dropped: Int) {
@@ -36,8 +58,10 @@ public enum Redaction {
         return (kept, attributes.count - kept.count)
     }
 
-    /// `text` with every forbidden value replaced by `placeholder`: a query string (after `?`) goes whole.
+    /// `text` with every forbidden value replaced by `placeholder`: a query string (after `?`) goes whole. Text with
+    /// nothing to replace (nearly every span name and value) is returned as is after one pass over its bytes.
     public static func scrub(_ text: String) -> String {
+        guard RedactionScan.mayNeedScrubbing(text) else { return text }
         var base = Substring(text)
         var changed = false
         if let question = base.firstIndex(of: "?") {

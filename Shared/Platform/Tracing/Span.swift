@@ -26,13 +26,13 @@ public final class Span: Sendable {
 
     init(
         context: TraceContext, parentSpanID: SpanID?, name: String, kind: SpanKind, attributes: [Attribute],
-        exporter: (any SpanExporting)?
+        exporter: (any SpanExporting)?, startedAgo: Duration = .zero
     ) {
         self.context = context
         self.parentSpanID = parentSpanID
         self.name = name
         self.kind = kind
-        self.startUnixNano = exporter == nil ? 0 : WallClock.unixNanoseconds()
+        self.startUnixNano = exporter == nil ? 0 : WallClock.unixNanoseconds(ago: startedAgo)
         self.exporter = exporter
         self.state = Mutex(State(attributes: exporter == nil ? [] : attributes))
     }
@@ -118,5 +118,14 @@ enum WallClock {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// The wall-clock time `ago` before now (now when `ago` is not positive).
+    static func unixNanoseconds(ago: Duration) -> UInt64 {
+        let now = unixNanoseconds()
+        guard ago > .zero else { return now }
+        let (seconds, attoseconds) = ago.components
+        let nanos = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+        return now > nanos ? now - nanos : 0
     }
 }

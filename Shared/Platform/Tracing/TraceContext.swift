@@ -24,9 +24,6 @@ public struct TraceID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { HexDigits.format(high) + HexDigits.format(low) }
-
-    /// The 16 bytes, big-endian, as OTLP's `trace_id` carries them.
-    public var bytes: [UInt8] { HexDigits.bigEndian(high) + HexDigits.bigEndian(low) }
 }
 
 /// An 8-byte span id (W3C Trace Context); never zero.
@@ -52,9 +49,6 @@ public struct SpanID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { HexDigits.format(value) }
-
-    /// The 8 bytes, big-endian, as OTLP's `span_id` carries them.
-    public var bytes: [UInt8] { HexDigits.bigEndian(value) }
 }
 
 /// Where a span sits in its trace, as `traceparent` / `tracestate` carry it between processes.
@@ -100,7 +94,14 @@ public struct TraceContext: Hashable, Sendable {
 
     /// The `traceparent` value: version `00`, this span as the parent, the sampled flag.
     public var traceparent: String {
-        "00-\(traceID)-\(spanID)-\(sampled ? "01" : "00")"
+        String(unsafeUninitializedCapacity: 55) { out in
+            out.initialize(repeating: 0x2D)  // the dashes stay
+            (out[0], out[1], out[53], out[54]) = (0x30, 0x30, 0x30, sampled ? 0x31 : 0x30)
+            HexDigits.write(traceID.high, into: out, at: 3)
+            HexDigits.write(traceID.low, into: out, at: 19)
+            HexDigits.write(spanID.value, into: out, at: 36)
+            return 55
+        }
     }
 
     /// The headers a message or request carries: `traceparent`, and `tracestate` when non-empty.
@@ -144,7 +145,6 @@ enum TraceState {
 
 /// Lower-case hex of 64-bit integers, without Foundation.
 enum HexDigits {
-    private static let digits = Array("0123456789abcdef".utf8)
 
     /// Lower-case hex digits only (W3C forbids upper case); at most 16.
     static func parse(_ bytes: ArraySlice<UInt8>) -> UInt64? {
@@ -163,17 +163,20 @@ enum HexDigits {
     }
 
     static func format(_ value: UInt64) -> String {
-        var out = [UInt8](repeating: 0x30, count: 16)
-        var v = value
-        for i in stride(from: 15, through: 0, by: -1) {
-            out[i] = digits[Int(v & 0xF)]
-            v >>= 4
+        String(unsafeUninitializedCapacity: 16) { out in
+            write(value, into: out, at: 0)
+            return 16
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
-    static func bigEndian(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    /// The 16 lower-case hex digits of `value` into `out[offset..<offset + 16]`.
+    static func write(_ value: UInt64, into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        var v = value
+        for i in stride(from: offset + 15, through: offset, by: -1) {
+            let digit = UInt8(truncatingIfNeeded: v & 0xF)
+            out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            v >>= 4
+        }
     }
 }
 

@@ -13,7 +13,8 @@ public final class Tracer: Sendable {
 
     /// A new span: a child of `parent` (same trace, its span as the parent), or the root of a new trace.
     public func startSpan(
-        _ name: String, kind: SpanKind, parent: TraceContext?, attributes: [Attribute] = []
+        _ name: String, kind: SpanKind, parent: TraceContext?, attributes: [Attribute] = [],
+        startedAgo: Duration = .zero
     ) -> Span {
         var random = SystemRandomNumberGenerator()
         let traceID = parent?.traceID ?? TraceID.random(using: &random)
@@ -23,7 +24,7 @@ public final class Tracer: Sendable {
             traceState: parent?.traceState ?? "")
         return Span(
             context: context, parentSpanID: parent?.spanID, name: name, kind: kind, attributes: attributes,
-            exporter: sampled ? exporter : nil)
+            exporter: sampled ? exporter : nil, startedAgo: startedAgo)
     }
 }
 
@@ -35,6 +36,7 @@ public enum Tracing {
     /// Installs (or with nil removes) the process's tracer; `ServiceMain` does it once at start.
     public static func install(_ tracer: Tracer?) {
         installed.withLock { $0 = tracer }
+        LogCorrelation.setSource(tracer == nil ? nil : { @Sendable in Tracing.current?.logIDs })
     }
 
     public static var tracer: Tracer? { installed.withLock { $0 } }
@@ -56,13 +58,34 @@ public enum Tracing {
         let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
         defer { span.end() }
         do {
-            return try await $current.withValue(span) {
-                try await LogCorrelation.$current.withValue(span.logIDs) { try await body(span) }
-            }
+            return try await $current.withValue(span) { try await body(span) }
         } catch {
             span.recordError(error)
             throw error
         }
+    }
+
+    /// Runs `body` in the root span of a new trace, whatever span the task is in: work no request caused (a
+    /// scheduled run). Without a tracer, `body(nil)` only.
+    public static func withRootSpan<T>(
+        _ name: @autoclosure () -> String, attributes: @autoclosure () -> [Attribute] = [],
+        isolation: isolated (any Actor)? = #isolation, _ body: (Span?) async throws -> T
+    ) async rethrows -> T {
+        guard tracer != nil else { return try await body(nil) }
+        return try await $current.withValue(nil) { try await withSpan(name(), attributes: attributes(), body) }
+    }
+
+    /// Records a span for work that already ended: it started `elapsed` ago and ends now, a child of `parent` when
+    /// given, else of the current span (e.g. a request refused before its route ran). Without a tracer, nothing.
+    public static func record(
+        _ name: @autoclosure () -> String, kind: SpanKind, parent: TraceContext? = nil,
+        attributes: @autoclosure () -> [Attribute] = [], elapsed: Duration, status: SpanStatus = .unset
+    ) {
+        guard let tracer else { return }
+        let span = tracer.startSpan(
+            name(), kind: kind, parent: parent ?? current?.context, attributes: attributes(), startedAgo: elapsed)
+        if status != .unset { span.setStatus(status) }
+        span.end()
     }
 
     /// Like `withSpan`, but only inside a span: a client call (Postgres, Redis, HTTP) made outside any traced work —
@@ -84,9 +107,7 @@ public enum Tracing {
         let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
         defer { span.end() }
         do {
-            return try $current.withValue(span) {
-                try LogCorrelation.$current.withValue(span.logIDs) { try body(span) }
-            }
+            return try $current.withValue(span) { try body(span) }
         } catch {
             span.recordError(error)
             throw error

@@ -52,7 +52,10 @@ struct StripeClient: Sendable {
         return session
     }
 
-    private func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    /// Not inlined: inlined into `post`, this retry crashed the Swift 6 optimizer's coroutine split (signal 11 in
+    /// `CoroSplit`, release builds only).
+    @inline(never)
+    private func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         do {
             return try await http.execute(request)
         } catch {
