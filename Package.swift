@@ -112,7 +112,7 @@ let package = Package(
             ["RatingCore", "Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         serviceLibrary(
             "TickerPage", in: "Rating", folder: "TickerPage",
-            ["Charts", "MarketData", "RatingAdapters", "Redis", "Messaging", "Contracts", "Runtime"]),
+            ["Charts", "MarketData", "RatingAdapters", "RatingCore", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary(
             "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("PushCore", in: "PushDispatcher", folder: "Core", ["Contracts", "Runtime"]),

@@ -87,6 +87,9 @@ package enum GatewayApp {
                     caller: caller, budget: budgets.standard,
                     quota: AgentQuota(
                         users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    chat: PacketChatRoute(
+                        caller: caller, budget: budgets.agent,
+                        limiter: configuration.limitsEnabled ? PacketChatLimiter(redis: redis, logger: logger) : nil),
                     logger: logger
                 ).routes
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes

@@ -11,6 +11,7 @@ struct PacketRoutes: Sendable {
     let caller: ServiceCaller
     let budget: Duration
     let quota: any GenerationQuota
+    let chat: PacketChatRoute
     let logger: Logger
 
     static let engineURL = "https://underlying-terminal-production.up.railway.app"
@@ -61,6 +62,7 @@ struct PacketRoutes: Sendable {
                         command: PacketReadCommand(kind: kind, ticker: ticker, format: format), budget: budget,
                         requestId: context.requestId))
             },
+            chat.route(kind, prefix: prefix),
         ]
     }
 
