@@ -270,7 +270,7 @@ let package = Package(
             "GatewayTests",
             [
                 "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
-                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes",
+                "Runtime", "MoneyCore", "ResearchCore", "TestSupport", "UpstreamFakes",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),

@@ -59,14 +59,14 @@ py_edge_api_trial() {
       && curl -fs -o /dev/null -H "Authorization: Bearer $token" "$base/v1/agent/threads" && break
     sleep 0.5
   done
-  # The money, market-data and Prism/Situate operations merged in the last stop are excluded until their answers
-  # conform to the document under all checks (20 findings, the open issues 28-30 say which); their own tests cover them.
+  # The money and market-data operations merged in the last stop are excluded until their answers conform to the
+  # document under all checks (the open issues say which); their own tests cover them.
   # From inside $dir, so schemathesis's and Hypothesis's own caches land there, not in the work tree.
   (cd "$dir" && timeout "${API_TRIAL_SECONDS:-300}" "$bindir/schemathesis" \
     --config-file "$root/scripts/lib/schemathesis.toml" run "$root/docs/openapi.yaml" --url "$base" \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases "${API_TRIAL_PHASES:-examples,coverage,fuzzing}" \
     --max-response-time 10 --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
-    --exclude-path-regex '^/v1/(prism|situate|ubermemo|options|market-data|market-events|financials/ratios|billing/(checkout|portal|webhook))|^/v1/research/[{]ticker[}]' \
+    --exclude-path-regex '^/v1/(options|market-data|market-events|financials/ratios|billing/(checkout|portal|webhook))' \
     --seed 20261201 --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
