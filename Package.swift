@@ -171,7 +171,8 @@ let package = Package(
         service(
             "Research",
             [
-                "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
+                "ServiceKit", "Messaging", "OpenRouter", "Exa", "HTTPClient", "Postgres", "Redis", "Crypto",
+                "Contracts",
                 "Runtime", "ResearchCore", "CCairo",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),

@@ -92,6 +92,14 @@ package enum GatewayApp {
                         limiter: configuration.limitsEnabled ? PacketChatLimiter(redis: redis, logger: logger) : nil),
                     logger: logger
                 ).routes
+                + [
+                    GraphRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        quota: AgentQuota(
+                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                        logger: logger
+                    ).route
+                ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,
