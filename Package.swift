@@ -112,7 +112,7 @@ let package = Package(
             ["RatingCore", "Headlines", "Jev", "MarketData", "HTTPClient", "Redis", "Finance", "Contracts", "Runtime"]),
         serviceLibrary(
             "TickerPage", in: "Rating", folder: "TickerPage",
-            ["Charts", "MarketData", "RatingAdapters", "Redis", "Messaging", "Contracts", "Runtime"]),
+            ["Charts", "MarketData", "RatingAdapters", "RatingCore", "Redis", "Messaging", "Contracts", "Runtime"]),
         serviceLibrary(
             "SearchIntent", in: "Rating", folder: "SearchIntent", ["Jev", "Finance", "Redis", "Contracts", "Runtime"]),
         serviceLibrary("PushCore", in: "PushDispatcher", folder: "Core", ["Contracts", "Runtime"]),
@@ -172,7 +172,8 @@ let package = Package(
         service(
             "Research",
             [
-                "ServiceKit", "Messaging", "OpenRouter", "HTTPClient", "Postgres", "Redis", "Crypto", "Contracts",
+                "ServiceKit", "Messaging", "OpenRouter", "Exa", "HTTPClient", "Postgres", "Redis", "Crypto",
+                "Contracts",
                 "Runtime", "ResearchCore", "CCairo",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
@@ -271,7 +272,7 @@ let package = Package(
             "GatewayTests",
             [
                 "GatewayKit", "MCP", "ServiceKit", "HTTPServer", "HTTPClient", "Messaging", "Contracts", "Crypto",
-                "Runtime", "MoneyCore", "TestSupport", "UpstreamFakes", "Geo", "Tracing",
+                "Runtime", "MoneyCore", "ResearchCore", "TestSupport", "UpstreamFakes", "Geo", "Tracing",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
         tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),

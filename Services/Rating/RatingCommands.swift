@@ -42,6 +42,8 @@ struct RatingCommands: Sendable {
             return await ticker.research.analysis(try decode(command), deadline: command.deadline)
         case ResearchSummaryCommand.name:
             return await ticker.research.summary(try decode(command), deadline: command.deadline)
+        case PacketChatCommand.name:
+            return await ticker.research.chat(try decode(command), deadline: command.deadline)
         case MarketCapabilitiesCommand.name:
             return ticker.surface.capabilities()
         case AggregatesCommand.name:

@@ -14,6 +14,7 @@ struct ResearchCommands: Sendable {
     let answerer: ResearchAnswerer
     let memos: MemoRenderer
     let packets: PacketCommands
+    let graph: GraphCommands
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
@@ -22,6 +23,7 @@ struct ResearchCommands: Sendable {
         case AgentThreadsCommand.name: try await read(decode(command), deadline: command.deadline)
         case PacketBuildCommand.name: try await packets.build(decode(command))
         case PacketReadCommand.name: try await packets.read(decode(command))
+        case GraphCommand.name: try await graph.get(decode(command), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

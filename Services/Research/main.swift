@@ -1,4 +1,5 @@
 import Contracts
+import Exa
 import Foundation
 import Messaging
 import OpenRouter
@@ -14,9 +15,10 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     let env = context.environment
     let logger = context.logger
     let db = try await PostgresPool.make(PostgresSettings(env), logger: logger)
-    // Only for the usage reports (the admin cost of its OpenRouter calls).
+    // The usage reports (the admin cost of its OpenRouter calls) and the graph's quiet hour after finding nothing.
     let redis = try await RedisClient.make(RedisSettings(env, defaultPoolSize: 2), logger: logger)
-    try await db.migrate(schema: "research", migrations: ConversationStore.migrations + PacketStore.migrations)
+    try await db.migrate(
+        schema: "research", migrations: ConversationStore.migrations + PacketStore.migrations + GraphStore.migrations)
     let derivation = DerivationClient.fromEnvironment(env, http: context.http)
     let openRouter = OpenRouterClient.fromEnvironment(env, http: context.http, logger: logger)
     if derivation == nil {
@@ -30,7 +32,14 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
         answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger),
-        memos: memos, packets: PacketCommands(store: packets, memos: memos), context: context)
+        memos: memos, packets: PacketCommands(store: packets, memos: memos),
+        graph: GraphCommands(
+            store: GraphStore(db: db),
+            extractor: GraphExtractor(
+                underlyingURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http,
+                exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter),
+            redis: redis, logger: logger),
+        context: context)
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         PacketWorker(

@@ -103,7 +103,10 @@ struct GatewayUnderTest {
             + [NearbyRoute(caller: caller, budget: budgets.nearby).route]
             + [PlacesProxyRoute(caller: caller, tokens: tokens, budget: budgets.nearby).route]
             + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
-            + PacketRoutes(caller: caller, budget: budgets.standard, quota: gate, logger: logger).routes
+            + PacketRoutes(
+                caller: caller, budget: budgets.standard, quota: gate,
+                chat: PacketChatRoute(caller: caller, budget: budgets.agent, limiter: nil), logger: logger
+            ).routes
             + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
             + MarketDataRoutes(caller: caller, budget: budgets.standard, limiter: nil).routes
             + LinkOutRoutes.routes

@@ -95,8 +95,11 @@ enum Bench {
             }
             return json("{\"answers\":{\(answers.joined(separator: ","))}}")
         }
+        // The engine has MCD's Prism and Situate packets stored, so their chats answer.
+        let engine = FakeUnderlyingEngine(built: ["prism:MCD", "situate:MCD"])
         let underlying = try FakeUpstream { request in
             await sleep(latency)
+            if let answer = engine.handle(request) { return answer }
             if request.path.hasPrefix("/api/tabular/peer-forecast/") {
                 return json("{\"available\":true,\"bucket\":\"top_quintile\",\"confidence\":0.6}")
             }

@@ -64,14 +64,11 @@ py_edge_api_trial() {
   python3 "$root/scripts/lib/stripe-subscribe.py" "$base" "$token" \
     "$(sed -n 's/^export STRIPE_WEBHOOK_SECRET=//p' "$dir/fakes.env")" >/dev/null \
     || printf '[py-edge] the trial user could not subscribe (see the gateway log)\n' >&2
-  # The Prism/Situate operations merged in the last stop are excluded until their answers conform to the document
-  # under all checks (the open issue 28 says which); their own tests cover them.
   # From inside $dir, so schemathesis's and Hypothesis's own caches land there, not in the work tree.
   (cd "$dir" && timeout "${API_TRIAL_SECONDS:-300}" "$bindir/schemathesis" \
     --config-file "$root/scripts/lib/schemathesis.toml" run "$root/docs/openapi.yaml" --url "$base" \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases "${API_TRIAL_PHASES:-examples,coverage,fuzzing}" \
     --max-response-time 10 --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
-    --exclude-path-regex '^/v1/(prism|situate|ubermemo)|^/v1/research/[{]ticker[}]' \
     --seed 20261201 --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
   local conform=0
   py_edge_original_conformance "$bindir" "$base" "$token" "$dir" || conform=$?

@@ -89,8 +89,19 @@ package enum GatewayApp {
                     caller: caller, budget: budgets.standard,
                     quota: AgentQuota(
                         users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    chat: PacketChatRoute(
+                        caller: caller, budget: budgets.agent,
+                        limiter: configuration.limitsEnabled ? PacketChatLimiter(redis: redis, logger: logger) : nil),
                     logger: logger
                 ).routes
+                + [
+                    GraphRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        quota: AgentQuota(
+                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                        logger: logger
+                    ).route
+                ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,

@@ -105,24 +105,36 @@ public struct ResearchProxies: Sendable {
                     return Self.coded(502, "\(label) engine returned an unreadable summary", "\(code)_upstream_failed")
                 }
                 return Reply(status: 200, body: body)
-            case 404:
-                return Self.coded(
-                    404, "no \(label) packet for this ticker yet — POST /v1/\(code) to build one",
-                    "\(code)_packet_not_found")
-            case 400:
-                return Self.coded(400, "\(label) engine rejected the request", "\(code)_bad_request")
-            case 429, 503:
-                var busy = Self.coded(
-                    status, "\(label) engine is busy; retry shortly", "\(code)_busy", upstream: status)
-                if let retryAfter, retryAfter.count <= 32, retryAfter.allSatisfy(\.isNumber) {
-                    busy.headers.append(("Retry-After", retryAfter))
-                }
-                return busy
-            case 504:
-                return Self.coded(504, "\(label) engine timed out", "\(code)_timeout")
             default:
-                return Self.coded(502, "\(label) engine is unavailable", "\(code)_upstream_failed", upstream: status)
+                return Self.engineFailure(engine, status: status, detail: nil, retryAfter: retryAfter)
             }
+        }
+    }
+
+    /// An engine's non-200 as the client reads it: 404 `<engine>_packet_not_found`, 400 `<engine>_bad_request`,
+    /// 429/503 `<engine>_busy` (Retry-After kept), 504 `<engine>_timeout`, else 502 `<engine>_upstream_failed` with
+    /// `upstreamStatus`. `detail` (the engine's own words) replaces the fixed message where the engine may speak.
+    static func engineFailure(_ engine: ResearchEngine, status: Int, detail: String?, retryAfter: String?) -> Reply {
+        let label = engine.label
+        let code = engine.rawValue
+        switch status {
+        case 404:
+            return Self.coded(
+                404, detail ?? "no \(label) packet for this ticker yet — POST /v1/\(code) to build one",
+                "\(code)_packet_not_found")
+        case 400:
+            return Self.coded(400, detail ?? "\(label) engine rejected the request", "\(code)_bad_request")
+        case 429, 503:
+            var busy = Self.coded(
+                status, detail ?? "\(label) engine is busy; retry shortly", "\(code)_busy", upstream: status)
+            if let retryAfter, retryAfter.count <= 32, retryAfter.allSatisfy(\.isNumber) {
+                busy.headers.append(("Retry-After", retryAfter))
+            }
+            return busy
+        case 504:
+            return Self.coded(504, detail ?? "\(label) engine timed out", "\(code)_timeout")
+        default:
+            return Self.coded(502, "\(label) engine is unavailable", "\(code)_upstream_failed", upstream: status)
         }
     }
 

@@ -11,6 +11,7 @@ struct PacketRoutes: Sendable {
     let caller: ServiceCaller
     let budget: Duration
     let quota: any GenerationQuota
+    let chat: PacketChatRoute
     let logger: Logger
 
     static let engineURL = "https://underlying-terminal-production.up.railway.app"
@@ -61,6 +62,7 @@ struct PacketRoutes: Sendable {
                         command: PacketReadCommand(kind: kind, ticker: ticker, format: format), budget: budget,
                         requestId: context.requestId))
             },
+            chat.route(kind, prefix: prefix),
         ]
     }
 
@@ -102,7 +104,7 @@ struct PacketRoutes: Sendable {
 }
 
 /// The packet routes' input rules: symbols `^[A-Z][A-Z0-9.:-]{0,15}$` after trimming and uppercasing; a build body
-/// `{ticker (1…16), force?, includeMemo?|include_memo?, asOf?|as_of? (Situate, 4…32)}`; an export format.
+/// `{ticker (1…16), force?, includeMemo?|include_memo? (booleans), asOf?|as_of? (Situate, 4…32)}`; an export format.
 enum PacketInput {
     static func ticker(_ raw: String?) -> String? {
         guard let t = raw?.trimmingCharacters(in: .whitespaces).uppercased(), (1...16).contains(t.count),
@@ -121,33 +123,35 @@ enum PacketInput {
         .json(400, ["error": message, "code": "\(kind.rawValue)_bad_request"])
     }
 
-    private struct Body: Decodable {
-        let ticker: String?
-        let force: Bool?
-        let includeMemo: Bool?
-        let include_memo: Bool?
-        let asOf: String?
-        let as_of: String?
-    }
-
+    /// Schema failures (no ticker, a non-boolean flag, a ticker of the wrong length) → `ticker required`; an unusable
+    /// ticker → `invalid ticker`; a Situate date that is not 4–32 digits and hyphens (either spelling, each checked)
+    /// → `asOf must be a date (4-32 chars)`. Other keys are ignored.
     static func build(_ request: HTTPRequest, kind: PacketKind, owner: ResearchOwner)
         -> Result<PacketBuildCommand, HTTPResponse>
     {
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(request.body)), let raw = body.ticker,
-            (1...16).contains(raw.count)
+        guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)),
+            case .string(let raw)? = fields["ticker"], (1...16).contains(raw.unicodeScalars.count)
         else { return .failure(badRequest(kind, "ticker required")) }
+        var flags: [String: Bool] = [:]
+        for key in ["force", "includeMemo", "include_memo"] {
+            guard let value = fields[key] else { continue }
+            guard case .bool(let flag) = value else { return .failure(badRequest(kind, "ticker required")) }
+            flags[key] = flag
+        }
         guard let ticker = ticker(raw) else { return .failure(badRequest(kind, "invalid ticker")) }
         var asOf: String?
-        if kind == .situate, let value = body.asOf ?? body.as_of {
-            guard (4...32).contains(value.count), value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }) else {
-                return .failure(badRequest(kind, "asOf must be a date (4-32 chars)"))
+        if kind == .situate {
+            for key in ["as_of", "asOf"] {
+                guard let value = fields[key] else { continue }
+                guard case .string(let date) = value, (4...32).contains(date.unicodeScalars.count),
+                    date.unicodeScalars.allSatisfy({ $0.isASCII && ($0 == "-" || ("0"..."9").contains($0)) })
+                else { return .failure(badRequest(kind, "asOf must be a date (4-32 chars)")) }
+                asOf = date
             }
-            asOf = value
         }
         return .success(
             PacketBuildCommand(
-                kind: kind, ticker: ticker, force: body.force == true,
-                includeMemo: body.includeMemo ?? body.include_memo,
-                asOf: asOf, owner: owner))
+                kind: kind, ticker: ticker, force: flags["force"] == true,
+                includeMemo: flags["includeMemo"] ?? flags["include_memo"], asOf: asOf, owner: owner))
     }
 }

@@ -1,0 +1,71 @@
+import Contracts
+import Foundation
+import Postgres
+import ResearchCore
+
+/// The stored value chains (`research.company_edges`): one set per subject ticker, replaced whole by a refresh that
+/// found edges; a refresh that found none leaves the set as it was.
+struct GraphStore: Sendable {
+    let db: PostgresPool
+
+    static let migrations: [Migration] = [
+        Migration(
+            version: 4, name: "company edges",
+            sql: """
+                CREATE TABLE IF NOT EXISTS research.company_edges (
+                    id TEXT PRIMARY KEY,
+                    src_ticker TEXT NOT NULL,
+                    dst_ticker TEXT,
+                    dst_name TEXT NOT NULL,
+                    edge_type TEXT NOT NULL,
+                    weight DOUBLE PRECISION NOT NULL,
+                    reasoning TEXT NOT NULL,
+                    sources TEXT NOT NULL,
+                    as_of TEXT,
+                    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                );
+                CREATE INDEX IF NOT EXISTS company_edges_src_idx ON research.company_edges (src_ticker, created_at DESC);
+                """)
+    ]
+
+    /// The stored set of `ticker` and the age of its newest edge in seconds (nil when nothing is stored).
+    func load(_ ticker: String) async throws -> (edges: [CompanyEdge], ageSeconds: Double?) {
+        let rows = try await db.query(
+            """
+            SELECT id, src_ticker, dst_ticker, dst_name, edge_type, weight, reasoning, sources, as_of,
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_iso,
+                EXTRACT(EPOCH FROM now() - created_at)::float8 AS age
+            FROM research.company_edges WHERE src_ticker = \(ticker) ORDER BY weight DESC, id
+            """)
+        let edges = rows.compactMap { row -> CompanyEdge? in
+            guard let id = row.string("id"), let name = row.string("dst_name"), let type = row.string("edge_type")
+            else { return nil }
+            return CompanyEdge(
+                id: id, srcTicker: ticker, dstTicker: row.string("dst_ticker"), dstName: name, edgeType: type,
+                weight: row.double("weight") ?? 0, reasoning: row.string("reasoning") ?? "",
+                sources: row.string("sources").flatMap { try? JSONDecoder().decode([Source].self, from: Data($0.utf8)) }
+                    ?? [],
+                asOf: row.string("as_of"), createdAt: row.string("created_iso") ?? "")
+        }
+        return (edges, rows.compactMap { $0.double("age") }.min())
+    }
+
+    /// Replaces the set of `ticker` with `edges` (all with one `created_at`, now).
+    func replace(_ ticker: String, with edges: [CompanyEdge]) async throws {
+        let rows = try edges.map { ($0, String(decoding: try JSONEncoder().encode($0.sources), as: UTF8.self)) }
+        _ = try await db.transaction { connection in
+            try await connection.execute("DELETE FROM research.company_edges WHERE src_ticker = \(ticker)")
+            for (edge, sources) in rows {
+                try await connection.execute(
+                    """
+                    INSERT INTO research.company_edges
+                        (id, src_ticker, dst_ticker, dst_name, edge_type, weight, reasoning, sources, as_of,
+                         created_at)
+                    VALUES (\(edge.id), \(ticker), \(edge.dstTicker), \(edge.dstName), \(edge.edgeType), \(edge.weight),
+                        \(edge.reasoning), \(sources), \(edge.asOf), \(edge.createdAt)::timestamptz)
+                    """)
+            }
+            return 0
+        }
+    }
+}
