@@ -271,13 +271,16 @@ struct WatchlistStore: Sendable {
         ).compactMap { $0.string("ticker") }
     }
 
-    /// Users whose default list holds at least one ticker, in id order after `after`, at most `limit`.
+    /// Users whose default list holds at least one ticker, in id order after `after`, at most `limit`. A semi-join
+    /// walked in `user_id` order, with the page's lower bound repeated inside it so both index scans start at the
+    /// page: each page costs its own rows, not every user after it (docs/BENCHMARKS.md, batch scale curves).
     func usersWithDefaultTickers(after: String, limit: Int) async throws -> [String] {
         try await db.query(
             """
-            SELECT DISTINCT l.user_id FROM briefs.watchlist_lists l
-            JOIN briefs.user_watchlist w ON w.list_id = l.id AND w.user_id = l.user_id
-            WHERE l.is_default AND l.user_id > \(after)
+            SELECT l.user_id FROM briefs.watchlist_lists l
+            WHERE l.is_default AND l.user_id > \(after) AND EXISTS (
+                SELECT 1 FROM briefs.user_watchlist w
+                WHERE w.user_id = l.user_id AND w.list_id = l.id AND w.user_id > \(after))
             ORDER BY l.user_id LIMIT \(limit)
             """
         ).compactMap { $0.string("user_id") }

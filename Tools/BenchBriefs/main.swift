@@ -7,10 +7,11 @@ import Runtime
 import Synchronization
 import UpstreamFakes
 
-/// Benchmark helper for `scripts/bench-briefs.sh`.
+/// Benchmark helper for `scripts/bench-briefs.sh`, `scripts/bench-movement.sh` and `scripts/bench-scale.sh`.
 ///
-/// `BenchBriefs fakes <model-latency-ms> <env-file>`: loopback Massive (quotes, news) and OpenRouter (the brief's JSON
-/// after a fixed latency); writes the environment pointing Briefs at them; runs until killed.
+/// `BenchBriefs fakes <model-latency-ms> <env-file> [previous-close]`: loopback Massive (quotes at 100 against the
+/// previous close, default 99; news) and OpenRouter (the brief's JSON after a fixed latency); writes the environment
+/// pointing Briefs at them; runs until killed.
 /// `BenchBriefs seed <users> <prefix>`: gives users `<prefix>-<i>` a default list with two tickers, straight into
 /// Briefs' schema (`POSTGRES_URL`; Briefs must have migrated it).
 /// `BenchBriefs morning <users> <prefix>`: publishes "generate the daily briefs" once and prints how long it took
@@ -22,15 +23,20 @@ import UpstreamFakes
 /// `BenchBriefs movement <count> <prefix>`: publishes the hourly movement scan once and prints how long it took until
 /// every device's `local_brief` push request was on the push topic, the duplicates, and the Postgres statements the
 /// tick ran (`pg_stat_statements`: total, per device, the most frequent).
+/// `BenchBriefs scale-seed <users> <prefix>`: empties the watchlist and alert tables, then gives users `<prefix>-<i>`
+/// the two-ticker default list and two alerts the fake's price fires.
+/// `BenchBriefs daily|movers|alerts <users> <prefix>`: publishes the 7 am run, the movers scan or the price-alert scan
+/// once and prints the time until the last of its push requests (one per user; two per user for movers, whose fake
+/// quotes must move ≥ 5 %) and the Postgres statements per user.
 let arguments = CommandLine.arguments
 let logger = Logger(label: "bench-briefs", level: .warning)
 
-func fakes(latency: Duration, envFile: String) async throws {
+func fakes(latency: Duration, envFile: String, previousClose: Double) async throws {
     let massive = try FakeUpstream { request in
         if request.path.hasPrefix("/v2/snapshot/") {
             let symbol = request.path.split(separator: "/").last.map(String.init) ?? "X"
             let body = """
-                {"status":"OK","ticker":{"ticker":"\(symbol)","day":{"c":100},"prevDay":{"c":99},\
+                {"status":"OK","ticker":{"ticker":"\(symbol)","day":{"c":100},"prevDay":{"c":\(previousClose)},\
                 "lastTrade":{"p":100,"t":\(Int64(Date().timeIntervalSince1970 * 1000))}}}
                 """
             return .json(200, raw: Array(body.utf8))
@@ -228,17 +234,37 @@ func movement(count: Int, prefix: String) async throws {
 
 do {
     switch arguments.count >= 4 ? arguments[1] : "" {
-    case "fakes": try await fakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
+    case "fakes":
+        try await fakes(
+            latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3],
+            previousClose: arguments.count >= 5 ? Double(arguments[4]) ?? 99 : 99)
     case "seed": try await seed(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
     case "morning": try await morning(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
     case "local-fakes": try await localFakes(latency: .milliseconds(Int64(arguments[2]) ?? 50), envFile: arguments[3])
     case "devices" where arguments.count >= 5:
         try await devices(count: Int(arguments[2]) ?? 10_000, prefix: arguments[3], baseLat: Double(arguments[4]) ?? 10)
     case "movement": try await movement(count: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+    case "scale-seed":
+        try await clearUsers()
+        try await seed(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+        try await seedAlerts(users: Int(arguments[2]) ?? 10_000, prefix: arguments[3])
+    case "daily", "movers", "alerts":
+        let (users, prefix) = (Int(arguments[2]) ?? 10_000, arguments[3])
+        let (command, perUser, key): (String, Int, PushEventKey) =
+            switch arguments[1] {
+            case "daily": (GenerateDailyBriefsCommand.name, 1, .dailyBrief)
+            case "movers": (ScanWatchlistMoversCommand.name, 2, .watchlistMover)
+            default: (ScanPriceAlertsCommand.name, 1, .priceAlerts)
+            }
+        try await scaleRun(
+            command: command, users: users, expected: users * perUser, label: "\(key.rawValue) push requests",
+            pick: pushes(key, prefix: prefix))
     default:
         print(
-            "usage: BenchBriefs fakes <latency-ms> <env-file> | seed <users> <prefix> | morning <users> <prefix> | "
-                + "local-fakes <latency-ms> <env-file> | devices <count> <prefix> <base-lat> | movement <count> <prefix>"
+            "usage: BenchBriefs fakes <latency-ms> <env-file> [previous-close] | seed <users> <prefix> | "
+                + "morning <users> <prefix> | local-fakes <latency-ms> <env-file> | "
+                + "devices <count> <prefix> <base-lat> | movement <count> <prefix> | scale-seed <users> <prefix> | "
+                + "daily|movers|alerts <users> <prefix>"
         )
         exit(2)
     }
