@@ -105,7 +105,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
             maxInFlight: env.get("COMMAND_MAX_IN_FLIGHT", default: 1024), logger: logger, handler: commands.handle),
     ]
     // The weekly rivalry close: each Saturday 12:00 UTC slot once across replicas
-    // (docs/decisions/0048-play-territory-and-rivalries.md).
+    // (docs/decisions/0047-play-territory-and-rivalries.md).
     if env.get("ENABLE_PUSH_SCHEDULER") == "1" {
         let owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         parts.append(

@@ -70,6 +70,13 @@ package struct BrokerLiveness: Sendable, Equatable {
         return (.probe, nil)
     }
 
+    /// Watching resumes at `now` after an idle stretch without probes: the silence window starts again.
+    package mutating func resume(now: ContinuousClock.Instant) {
+        guard !isDown else { return }
+        lastLife = now
+        unansweredInARow = 0
+    }
+
     /// The outcome of a probe, with the count of successful deliveries when it ended.
     package mutating func probed(_ probe: Probe, deliveries: UInt64, now: ContinuousClock.Instant) -> Transition? {
         if probe == .answered || deliveries != seenDeliveries {

@@ -6,8 +6,9 @@ import Synchronization
 /// An idempotent producer (`acks=all`). One per process is enough: it is thread-safe and batches internally.
 ///
 /// A dedicated thread polls librdkafka for delivery reports; each message carries a retained box whose callback
-/// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`): every
-/// `ProducerLifecycle.livenessTick` without a delivery it probes the brokers (metadata, `probeTimeout`); while they
+/// runs exactly once, from that thread. A second thread watches reachability (`BrokerLiveness`) while the producer is
+/// in use (`ProducerLifecycle.watchWindow`): every `ProducerLifecycle.livenessTick` without a delivery it probes the
+/// brokers (metadata, `probeTimeout`); while they
 /// are unreachable — refusing connections (at once), or not answering at all for a window (e.g. frozen) — new sends
 /// are refused at once (so a gateway can answer 503 promptly), `isAvailable` is false and availability observers are
 /// told, until a broker answers again. Messages already enqueued are not failed by this: they are delivered when a
@@ -22,6 +23,8 @@ public final class KafkaProducer: Service {
     public let name = "kafka-producer"
     /// How long a probe waits for a broker's answer before the brokers count as unreachable.
     static let probeTimeout: Duration = .milliseconds(400)
+    /// How long the poll thread waits for a delivery report (one arriving returns it at once; a stop yields it).
+    static let pollWait: Int32 = 1000
     private let handle: RDKafkaHandle
     private let state: ProducerState
     private let logger: Logger
@@ -57,6 +60,7 @@ public final class KafkaProducer: Service {
 
     deinit {
         state.close(flushTimeout: .seconds(5))
+        rd_kafka_yield(handle.raw)
     }
 
     /// Whether sends are accepted (false after shutdown or while no broker is reachable).
@@ -110,11 +114,17 @@ public final class KafkaProducer: Service {
     }
 
     /// Throws at once when the lifecycle refuses sends (shut down, or no broker reachable).
+    /// A send wakes an idle liveness thread.
     private func admit() throws(KafkaError) {
-        if case .refuse(let refusal) = state.lifecycle.withLock({ $0.send() }) {
+        let (action, wake) = state.lifecycle.withLock { lifecycle in
+            let action = lifecycle.send()
+            return (action, action == .enqueue && lifecycle.sent(now: .now))
+        }
+        if case .refuse(let refusal) = action {
             KafkaMetrics.produceErrors.increment()
             throw refusal.error
         }
+        if wake { state.livenessWakeup.signal() }
     }
 
     /// Hands the message to librdkafka with `box` as its retained context; when this throws, the box is released
@@ -167,6 +177,8 @@ public final class KafkaProducer: Service {
     /// Refuses new sends, flushes outstanding messages (up to 10 s, off the cooperative pool) and stops the poller.
     public func shutdown() async {
         state.close(flushTimeout: .seconds(10))
+        // The poll thread waits up to `pollWait` for a report; this returns it now to begin the flush.
+        rd_kafka_yield(handle.raw)
         await state.stoppedSignal.wait()
     }
 }
@@ -212,7 +224,7 @@ private func pollLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logge
     while true {
         switch state.lifecycle.withLock({ $0.pollTurn() }) {
         case .poll:
-            rd_kafka_poll(rk, 50)
+            rd_kafka_poll(rk, KafkaProducer.pollWait)
         case .flush(let timeout):
             if !flushWhileReachable(rk, state: state, timeout: timeout) {
                 logger.warning(
@@ -245,12 +257,13 @@ private func flushWhileReachable(_ rk: OpaquePointer, state: ProducerState, time
 
 /// The liveness thread: every tick without a delivery (or at once after an all-brokers-down report) probes the
 /// brokers with a metadata request and applies `BrokerLiveness`'s transitions; between turns it sleeps until the
-/// next tick or until woken.
+/// next tick or until woken. Idle (nothing sent recently or outstanding, brokers up) it sleeps until a send.
 private func livenessLoop(handle: RDKafkaHandle, state: ProducerState, logger: Logger) {
     let rk = handle.raw
     while true {
         let transition: BrokerLiveness.Transition
-        switch state.lifecycle.withLock({ $0.livenessTurn(now: .now) }) {
+        let outstanding = Int(rd_kafka_outq_len(rk))
+        switch state.lifecycle.withLock({ $0.livenessTurn(now: .now, outstanding: outstanding) }) {
         case .stop:
             return
         case .sleep(let deadline):

@@ -78,6 +78,11 @@ package struct ProducerLifecycle: Sendable {
 
     /// How often reachability is checked (a probe is sent only when no delivery arrived since the last check).
     package static let livenessTick: Duration = .milliseconds(200)
+    /// Reachability is watched while sends are recent (within this), outstanding, or the brokers are down; an idle
+    /// producer does not probe (each probe is a metadata request the broker answers) until the next send.
+    package static let watchWindow: Duration = .seconds(2)
+    /// How long an idle liveness thread sleeps before looking again (a send or a report wakes it earlier).
+    static let idleNap: Duration = .seconds(60)
     /// The longest slice of a flush, so that a broker going away is noticed while flushing.
     static let flushSliceMilliseconds: Int32 = 100
 
@@ -92,9 +97,14 @@ package struct ProducerLifecycle: Sendable {
     /// The probe under way was prompted by librdkafka's "all brokers down": if it fails, that is certain.
     private var probingReportedDown = false
     private var nextTick: ContinuousClock.Instant
+    /// The last send admitted (a fresh producer counts as just used, so it learns its brokers' state at start).
+    private var lastSend: ContinuousClock.Instant
+    /// Whether the liveness thread ticks (false while idle: nothing sent recently, outstanding or down).
+    private var watching = true
 
     package init(now: ContinuousClock.Instant = .now, policy: BrokerLiveness.Policy = .standard) {
         nextTick = now + Self.livenessTick
+        lastSend = now
         liveness = BrokerLiveness(now: now, policy: policy)
     }
 
@@ -104,6 +114,17 @@ package struct ProducerLifecycle: Sendable {
     package func send() -> SendAction {
         guard phase == .running else { return .refuse(.shutDown) }
         return brokersDown ? .refuse(.brokersDown) : .enqueue
+    }
+
+    /// A send was admitted at `now`; returns whether to wake the liveness thread (it was idle). Watching resumes
+    /// with a fresh silence window: an idle stretch is no evidence either way.
+    package mutating func sent(now: ContinuousClock.Instant) -> Bool {
+        lastSend = now
+        guard !watching else { return false }
+        watching = true
+        liveness.resume(now: now)
+        nextTick = now + Self.livenessTick
+        return true
     }
 
     /// A delivery report of a successful delivery (in any phase: a flush still delivers).
@@ -160,12 +181,18 @@ package struct ProducerLifecycle: Sendable {
     }
 
     /// The liveness thread's turn: every tick without a delivery (or at once after an "all brokers down"
-    /// report) it probes; a delivery since the last tick proves the brokers reachable.
-    package mutating func livenessTurn(now: ContinuousClock.Instant) -> LivenessAction {
+    /// report) it probes; a delivery since the last tick proves the brokers reachable. With nothing sent within
+    /// `watchWindow`, nothing of `outstanding` (messages not yet reported) and the brokers up, it stops ticking
+    /// until `sent(now:)` or a report wakes it.
+    package mutating func livenessTurn(now: ContinuousClock.Instant, outstanding: Int = 0) -> LivenessAction {
         // Runs until the poll thread has stopped, so a final flush still learns that the brokers went away.
         if phase == .closed { return .stop }
         let hinted = suspectDown
         suspectDown = false
+        if !hinted, !brokersDown, phase == .running, outstanding == 0, now - lastSend >= Self.watchWindow {
+            watching = false
+            return .sleep(until: now + Self.idleNap)
+        }
         if !hinted, now < nextTick { return .sleep(until: nextTick) }
         nextTick = now + Self.livenessTick
         let (step, transition) = liveness.tick(deliveries: deliveries, now: now)

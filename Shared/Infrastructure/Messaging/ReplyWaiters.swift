@@ -4,8 +4,9 @@ import Synchronization
 /// The gateway's table of requests waiting for replies, keyed by correlation id, plus a bounded memory of
 /// recently finished ids so that a reply nobody waits for can be told apart: late (its request timed out or was
 /// cancelled), duplicate (already answered) or unknown. Deadlines given at registration are kept in one queue per
-/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request)
-/// and sends the due hedges (second copies of idempotent reads still unanswered).
+/// budget; `expire(now:)` answers the passed ones `.timedOut` (one periodic sweep instead of a timer task per request,
+/// parked in `untilWaiting()` while nothing waits) and sends the due hedges (second copies of idempotent reads still
+/// unanswered).
 package final class ReplyWaiters: Sendable {
     package enum Outcome: Sendable {
         case reply(KafkaMessage)
@@ -62,6 +63,8 @@ package final class ReplyWaiters: Sendable {
         var hedges: [String: Hedge] = [:]
         /// Requests whose second copy was sent: a second reply is a hedge loser, not a duplicate.
         var hedged: Set<String> = []
+        /// The sweep, parked in `untilWaiting()` while no request waits.
+        var sweeper: CheckedContinuation<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -82,9 +85,9 @@ package final class ReplyWaiters: Sendable {
         _ id: String, limit: Int, timeout: (budget: Duration, deadline: ContinuousClock.Instant)? = nil,
         hedge: Hedge? = nil
     ) -> Registration {
-        state.withLock { s in
-            if s.closed { return .closed }
-            if s.slots.count >= limit { return .overCapacity }
+        let (registration, sweeper) = state.withLock { s -> (Registration, CheckedContinuation<Void, Never>?) in
+            if s.closed { return (.closed, nil) }
+            if s.slots.count >= limit { return (.overCapacity, nil) }
             s.slots[id] = .pending(nil)
             if let hedge { s.hedges[id] = hedge }
             if let timeout {
@@ -96,7 +99,33 @@ package final class ReplyWaiters: Sendable {
                     }()
                 s.deadlines[index].entries.append((timeout.deadline, id))
             }
-            return .registered
+            defer { s.sweeper = nil }
+            return (.registered, s.sweeper)
+        }
+        sweeper?.resume()
+        return registration
+    }
+
+    /// Returns at once while a request waits (or is resolved but not yet collected); otherwise parks until one
+    /// registers, the table closes or the calling task is cancelled, so the periodic sweep costs nothing while
+    /// idle. One caller at a time (the sweep).
+    package func untilWaiting() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.closed || !s.slots.isEmpty || Task.isCancelled { return true }
+                    // Every entry left belongs to a finished request: nothing for the sweep to do.
+                    s.deadlines.removeAll()
+                    s.sweeper = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { s in
+                defer { s.sweeper = nil }
+                return s.sweeper
+            }?.resume()
         }
     }
 
@@ -193,7 +222,11 @@ package final class ReplyWaiters: Sendable {
 
     /// Refuses new registrations and resolves every waiting request as `.closed`.
     package func close() {
-        state.withLock { $0.closed = true }
+        state.withLock { s in
+            s.closed = true
+            defer { s.sweeper = nil }
+            return s.sweeper
+        }?.resume()
         resolveAll(.closed)
     }
 

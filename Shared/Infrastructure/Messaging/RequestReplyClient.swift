@@ -248,9 +248,10 @@ public final class RequestReplyClient: Service {
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             // Budgets end here: one sweep every `deadlineTick` for all waiting requests, instead of a task group with
-            // a sleeping child per request (~34k instructions each).
+            // a sleeping child per request (~34k instructions each); parked while no request waits.
             group.addTask { [waiters] in
                 while !waiters.isClosed, !Task.isCancelled {
+                    await waiters.untilWaiting()
                     try? await Task.sleep(for: Self.deadlineTick)
                     waiters.expire(now: .now)
                 }
