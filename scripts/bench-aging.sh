@@ -71,16 +71,50 @@ first_request() {
   curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
     --data-binary @$D/comparable.json "$URL/v1/resolve-comparable" | awk '{ printf "%.1f ms", $1 * 1000 }'
 }
-# idle_cpu: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's process).
+# thread_ticks: "process thread-kind tid ticks" for every thread of the broker and of each service (thread kinds:
+# librdkafka's rdk:main, rdk:broker (one per broker connection), rdk:mock, and the rest by name, digits dropped).
+thread_ticks() {
+  local name pid task stat
+  for f in $D/stack/broker.pid $D/stack/pids/*.pid; do
+    name=$(basename "$f" .pid)
+    pid=$(cat "$f")
+    for task in /proc/"$pid"/task/*; do
+      stat=$(cat "$task/stat" 2>/dev/null) || continue
+      printf '%s %s %s ' "$name" "$(tr ' ' '_' <"$task/comm" 2>/dev/null | sed -E 's/[0-9]+$//; s/^rdk:broker.*/rdk:broker/')" \
+        "${task##*/}"
+      awk '{ print $12 + $13 }' <<<"${stat##*) }"
+    done
+  done
+}
+# idle_breakdown BEFORE AFTER LABEL: CPU-s per second over IDLE_SECONDS per process, and per thread kind within
+# it, appended to $D/idle-breakdown.txt (threads that appeared or ended during the spell are left out).
+idle_breakdown() {
+  echo "== idle breakdown, $3 (CPU-s per second over $IDLE_SECONDS s)" >>$D/idle-breakdown.txt
+  awk -v t="$CPU_TICKS_PER_S" -v n="$IDLE_SECONDS" '
+    NR == FNR { before[$1 " " $2 " " $3] = $4; next }
+    ($1 " " $2 " " $3) in before { d = $4 - before[$1 " " $2 " " $3]; proc[$1] += d; kind[$1 " " $2] += d }
+    END {
+      for (p in proc) {
+        line = sprintf("%-16s %.4f:", p, proc[p] / t / n)
+        for (k in kind) { split(k, a, " "); if (a[1] == p && kind[k] > 0) line = line sprintf(" %s %.4f", a[2], kind[k] / t / n) }
+        print line
+      }
+    }' "$1" "$2" | sort >>$D/idle-breakdown.txt
+}
+# idle_cpu LABEL: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's
+# process); the breakdown per process and thread kind goes to $D/idle-breakdown.txt.
 idle_cpu() {
   local broker services=() b0 b1 s0=0 s1=0 pid
   broker=$(cat $D/stack/broker.pid)
   for f in $D/stack/pids/*.pid; do services+=("$(cat "$f")"); done
+  thread_ticks >$D/threads-before.txt
   b0=$(cpu_ticks "$broker")
   for pid in "${services[@]}"; do s0=$((s0 + $(cpu_ticks "$pid"))); done
   sleep "$IDLE_SECONDS"
   b1=$(cpu_ticks "$broker")
   for pid in "${services[@]}"; do s1=$((s1 + $(cpu_ticks "$pid"))); done
+  thread_ticks >$D/threads-after.txt
+  idle_breakdown $D/threads-before.txt $D/threads-after.txt "$1"
   awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) -v t="$CPU_TICKS_PER_S" -v n="$IDLE_SECONDS" \
     'BEGIN { printf "%.3f / %.3f (total %.3f)", b / t / n, s / t / n, (b + s) / t / n }'
 }
@@ -109,7 +143,7 @@ row() {
 printf '| state | idle CPU-s/s: broker / services (total) | first request after %s s idle | %s/s: p50, p99, 503s | broker CPU-µs per request |\n' \
   "$IDLE_SECONDS" "$RATE" >$D/table.md
 echo '|---|---|---|---|---|' >>$D/table.md
-idle=$(idle_cpu)
+idle=$(idle_cpu fresh)
 first=$(first_request)
 measure "fresh ${RATE}/s"
 row "fresh stack" "$OUT" "$idle" "$first"
@@ -141,7 +175,7 @@ while [ "$answered" -lt "$AGING_REQUESTS" ] && [ "$idle_rounds" -lt 3 ]; do
 done
 [ "$idle_rounds" -lt 3 ] || echo "== aging stopped: three rounds without a 200"
 sleep 5
-idle=$(idle_cpu)
+idle=$(idle_cpu aged)
 first=$(first_request)
 measure "aged ${RATE}/s"
 row "after $answered answered requests" "$OUT" "$idle" "$first"
@@ -159,3 +193,5 @@ printf '| right after a %s s burst at %s/s (2 × the fresh peak of %s/s) | — |
 echo "fresh peak ${PEAK_RATE}/s"
 echo
 cat $D/table.md
+echo
+cat $D/idle-breakdown.txt
