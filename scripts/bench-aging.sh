@@ -71,35 +71,39 @@ first_request() {
   curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
     --data-binary @$D/comparable.json "$URL/v1/resolve-comparable" | awk '{ printf "%.1f ms", $1 * 1000 }'
 }
-# thread_ticks: "process thread-kind tid ticks" for every thread of the broker and of each service (thread kinds:
-# librdkafka's rdk:main, rdk:broker (one per broker connection), rdk:mock, and the rest by name, digits dropped).
+# thread_ticks: a "time <seconds>" line, then "process thread-kind tid ticks" for every thread of the broker and of
+# each service (one awk per process, so the snapshot is quick; thread kinds: librdkafka's rdk:main, rdk:broker (one
+# per broker connection), rdk:mock, and the rest by name, digits dropped).
 thread_ticks() {
-  local name pid task stat
+  local f
+  echo "time $(date +%s.%N)"
   for f in $D/stack/broker.pid $D/stack/pids/*.pid; do
-    name=$(basename "$f" .pid)
-    pid=$(cat "$f")
-    for task in /proc/"$pid"/task/*; do
-      stat=$(cat "$task/stat" 2>/dev/null) || continue
-      printf '%s %s %s ' "$name" "$(tr ' ' '_' <"$task/comm" 2>/dev/null | sed -E 's/[0-9]+$//; s/^rdk:broker.*/rdk:broker/')" \
-        "${task##*/}"
-      awk '{ print $12 + $13 }' <<<"${stat##*) }"
-    done
+    awk -v name="$(basename "$f" .pid)" '{
+      lp = index($0, "("); rp = 0
+      for (i = length($0); i > lp; i--) if (substr($0, i, 1) == ")") { rp = i; break }
+      kind = substr($0, lp + 1, rp - lp - 1); gsub(/ /, "_", kind); sub(/[0-9]+$/, "", kind)
+      if (kind ~ /^rdk:broker/) kind = "rdk:broker"
+      split(substr($0, rp + 2), field, " ")
+      print name, kind, $1, field[12] + field[13]
+    }' /proc/"$(cat "$f")"/task/*/stat 2>/dev/null || true
   done
 }
-# idle_breakdown BEFORE AFTER LABEL: CPU-s per second over IDLE_SECONDS per process, and per thread kind within
-# it, appended to $D/idle-breakdown.txt (threads that appeared or ended during the spell are left out).
+# idle_breakdown BEFORE AFTER LABEL: CPU-s per second between the two snapshots per process, and per thread kind
+# within it, appended to $D/idle-breakdown.txt (threads that appeared or ended in between are left out).
 idle_breakdown() {
-  echo "== idle breakdown, $3 (CPU-s per second over $IDLE_SECONDS s)" >>$D/idle-breakdown.txt
-  awk -v t="$CPU_TICKS_PER_S" -v n="$IDLE_SECONDS" '
+  awk -v t="$CPU_TICKS_PER_S" -v label="$3" '
+    $1 == "time" { if (NR == FNR) t0 = $2; else t1 = $2; next }
     NR == FNR { before[$1 " " $2 " " $3] = $4; next }
     ($1 " " $2 " " $3) in before { d = $4 - before[$1 " " $2 " " $3]; proc[$1] += d; kind[$1 " " $2] += d }
     END {
+      n = t1 - t0
+      printf "== idle breakdown, %s (CPU-s per second over %.1f s)\n", label, n
       for (p in proc) {
         line = sprintf("%-16s %.4f:", p, proc[p] / t / n)
         for (k in kind) { split(k, a, " "); if (a[1] == p && kind[k] > 0) line = line sprintf(" %s %.4f", a[2], kind[k] / t / n) }
-        print line
+        print line | "sort"
       }
-    }' "$1" "$2" | sort >>$D/idle-breakdown.txt
+    }' "$1" "$2" >>$D/idle-breakdown.txt
 }
 # idle_cpu LABEL: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's
 # process); the breakdown per process and thread kind goes to $D/idle-breakdown.txt.
@@ -187,9 +191,11 @@ out=$("$BIN/LoadGen" "$URL/v1/resolve-comparable" "$RATE" "$RECOVERY_SECONDS" --
 echo "$out"
 # The first one-second slice from which every later slice has no 503 (none: never within RECOVERY_SECONDS).
 clean_from=$(grep -E '^ +t=' <<<"$out" | awk '{ t = $1 == "t=" ? $2 : substr($1, 3); if ($0 ~ / 503×/) c = ""; else if (c == "") c = t } END { print c == "" ? "never" : c " s" }')
+slices=$(grep -E '^ +t=' <<<"$out" | grep -oE '503×[0-9]+' | tr '\n' ' ' | sed 's/ $//' || true)
+[ -n "$slices" ] || slices="no 503"
 printf '| right after a %s s burst at %s/s (2 × the fresh peak of %s/s) | — | — | %s/s served with 0 × 503 from %s after the burst (slices of 1 s: %s) | — |\n' \
   "$BURST_SECONDS" "$BURST_RATE" "$PEAK_RATE" "$RATE" "$clean_from" \
-  "$(grep -E '^ +t=' <<<"$out" | grep -oE '503×[0-9]+' | tr '\n' ' ' | sed 's/ $//; s/^$/no 503/')" >>$D/table.md
+  "$slices" >>$D/table.md
 echo "fresh peak ${PEAK_RATE}/s"
 echo
 cat $D/table.md
