@@ -15,7 +15,8 @@
 #   PEAK_RATE (skip the search), BURST_SECONDS (15), RECOVERY_SECONDS (10), IDLE_SECONDS (30),
 #   MAPVEST_BIN_DIR (use these binaries; default: a release build), DEV_BROKER_RETENTION_S (the dev broker's
 #   retention; 0 shows the broker without it), KAFKA_IDLE_FETCH_MAX_GAP_MS (0: consumers fetch back to back when
-#   idle, as before the idle pacer)
+#   idle, as before the idle pacer), BENCH_AGING_DIR (the run's directory, default .stack/bench-aging: two runs
+#   side by side, e.g. a setting and its baseline, see the same load on a shared box)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -35,7 +36,7 @@ if [ -z "${MAPVEST_BIN_DIR:-}" ]; then
   MAPVEST_BIN_DIR=$(swift build -c release --show-bin-path)
 fi
 BIN=$MAPVEST_BIN_DIR
-D=.stack/bench-aging
+D=${BENCH_AGING_DIR:-.stack/bench-aging}
 rm -rf $D
 mkdir -p $D
 PORT=$(stack_free_port)
