@@ -8,7 +8,9 @@
 # for: the fresh stack; after AGING_REQUESTS answered requests offered at AGING_RATE/s; and right after a
 # BURST_SECONDS burst at twice the fresh peak (an overload), RATE/s again for RECOVERY_SECONDS, one-second slices:
 # the second from which it is served with no 503 (the goal: within 10 s). The fresh peak is the highest of
-# PEAK_RATES served with no 503 and at least 99 % 200s (or PEAK_RATE when given).
+# PEAK_RATES served with no 503 and at least 99 % 200s (or PEAK_RATE when given). After the table, each idle spell's
+# CPU per process and per thread kind (librdkafka's rdk:main, rdk:broker, rdk:mock; the Swift pool's Dispatch
+# threads), from /proc/<pid>/task/*/stat.
 #
 #   scripts/bench-aging.sh [seconds per measurement (default 10)]
 #   env RATE (200), AGING_REQUESTS (100000), AGING_RATE (the fresh peak), PEAK_RATES ("300 400 500 600 800"),
