@@ -8,14 +8,17 @@
 # for: the fresh stack; after AGING_REQUESTS answered requests offered at AGING_RATE/s; and right after a
 # BURST_SECONDS burst at twice the fresh peak (an overload), RATE/s again for RECOVERY_SECONDS, one-second slices:
 # the second from which it is served with no 503 (the goal: within 10 s). The fresh peak is the highest of
-# PEAK_RATES served with no 503 and at least 99 % 200s (or PEAK_RATE when given).
+# PEAK_RATES served with no 503 and at least 99 % 200s (or PEAK_RATE when given). After the table, each idle spell's
+# CPU per process and per thread kind (librdkafka's rdk:main, rdk:broker, rdk:mock; the Swift pool's Dispatch
+# threads), from /proc/<pid>/task/*/stat.
 #
 #   scripts/bench-aging.sh [seconds per measurement (default 10)]
 #   env RATE (200), AGING_REQUESTS (100000), AGING_RATE (the fresh peak), PEAK_RATES ("300 400 500 600 800"),
 #   PEAK_RATE (skip the search), BURST_SECONDS (15), RECOVERY_SECONDS (10), IDLE_SECONDS (30),
 #   MAPVEST_BIN_DIR (use these binaries; default: a release build), DEV_BROKER_RETENTION_S (the dev broker's
 #   retention; 0 shows the broker without it), KAFKA_IDLE_FETCH_MAX_GAP_MS (0: consumers fetch back to back when
-#   idle, as before the idle pacer)
+#   idle, as before the idle pacer), BENCH_AGING_DIR (the run's directory, default .stack/bench-aging: two runs
+#   side by side, e.g. a setting and its baseline, see the same load on a shared box)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -35,7 +38,7 @@ if [ -z "${MAPVEST_BIN_DIR:-}" ]; then
   MAPVEST_BIN_DIR=$(swift build -c release --show-bin-path)
 fi
 BIN=$MAPVEST_BIN_DIR
-D=.stack/bench-aging
+D=${BENCH_AGING_DIR:-.stack/bench-aging}
 rm -rf $D
 mkdir -p $D
 PORT=$(stack_free_port)
@@ -71,16 +74,54 @@ first_request() {
   curl -s -o /dev/null -w '%{time_total}' -X POST -H 'Content-Type: application/json' \
     --data-binary @$D/comparable.json "$URL/v1/resolve-comparable" | awk '{ printf "%.1f ms", $1 * 1000 }'
 }
-# idle_cpu: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's process).
+# thread_ticks: a "time <seconds>" line, then "process thread-kind tid ticks" for every thread of the broker and of
+# each service (one awk per process, so the snapshot is quick; thread kinds: librdkafka's rdk:main, rdk:broker (one
+# per broker connection), rdk:mock, and the rest by name, digits dropped).
+thread_ticks() {
+  local f
+  echo "time $(date +%s.%N)"
+  for f in $D/stack/broker.pid $D/stack/pids/*.pid; do
+    awk -v name="$(basename "$f" .pid)" '{
+      lp = index($0, "("); rp = 0
+      for (i = length($0); i > lp; i--) if (substr($0, i, 1) == ")") { rp = i; break }
+      kind = substr($0, lp + 1, rp - lp - 1); gsub(/ /, "_", kind); sub(/[0-9]+$/, "", kind)
+      if (kind ~ /^rdk:broker/) kind = "rdk:broker"
+      split(substr($0, rp + 2), field, " ")
+      print name, kind, $1, field[12] + field[13]
+    }' /proc/"$(cat "$f")"/task/*/stat 2>/dev/null || true
+  done
+}
+# idle_breakdown BEFORE AFTER LABEL: CPU-s per second between the two snapshots per process, and per thread kind
+# within it, appended to $D/idle-breakdown.txt (threads that appeared or ended in between are left out).
+idle_breakdown() {
+  awk -v t="$CPU_TICKS_PER_S" -v label="$3" '
+    $1 == "time" { if (NR == FNR) t0 = $2; else t1 = $2; next }
+    NR == FNR { before[$1 " " $2 " " $3] = $4; next }
+    ($1 " " $2 " " $3) in before { d = $4 - before[$1 " " $2 " " $3]; proc[$1] += d; kind[$1 " " $2] += d }
+    END {
+      n = t1 - t0
+      printf "== idle breakdown, %s (CPU-s per second over %.1f s)\n", label, n
+      for (p in proc) {
+        line = sprintf("%-16s %.4f:", p, proc[p] / t / n)
+        for (k in kind) { split(k, a, " "); if (a[1] == p && kind[k] > 0) line = line sprintf(" %s %.4f", a[2], kind[k] / t / n) }
+        print line | "sort"
+      }
+    }' "$1" "$2" >>$D/idle-breakdown.txt
+}
+# idle_cpu LABEL: "broker/services" CPU-s per second over IDLE_SECONDS, no requests (services: every replica's
+# process); the breakdown per process and thread kind goes to $D/idle-breakdown.txt.
 idle_cpu() {
   local broker services=() b0 b1 s0=0 s1=0 pid
   broker=$(cat $D/stack/broker.pid)
   for f in $D/stack/pids/*.pid; do services+=("$(cat "$f")"); done
+  thread_ticks >$D/threads-before.txt
   b0=$(cpu_ticks "$broker")
   for pid in "${services[@]}"; do s0=$((s0 + $(cpu_ticks "$pid"))); done
   sleep "$IDLE_SECONDS"
   b1=$(cpu_ticks "$broker")
   for pid in "${services[@]}"; do s1=$((s1 + $(cpu_ticks "$pid"))); done
+  thread_ticks >$D/threads-after.txt
+  idle_breakdown $D/threads-before.txt $D/threads-after.txt "$1"
   awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) -v t="$CPU_TICKS_PER_S" -v n="$IDLE_SECONDS" \
     'BEGIN { printf "%.3f / %.3f (total %.3f)", b / t / n, s / t / n, (b + s) / t / n }'
 }
@@ -109,7 +150,7 @@ row() {
 printf '| state | idle CPU-s/s: broker / services (total) | first request after %s s idle | %s/s: p50, p99, 503s | broker CPU-µs per request |\n' \
   "$IDLE_SECONDS" "$RATE" >$D/table.md
 echo '|---|---|---|---|---|' >>$D/table.md
-idle=$(idle_cpu)
+idle=$(idle_cpu fresh)
 first=$(first_request)
 measure "fresh ${RATE}/s"
 row "fresh stack" "$OUT" "$idle" "$first"
@@ -141,7 +182,7 @@ while [ "$answered" -lt "$AGING_REQUESTS" ] && [ "$idle_rounds" -lt 3 ]; do
 done
 [ "$idle_rounds" -lt 3 ] || echo "== aging stopped: three rounds without a 200"
 sleep 5
-idle=$(idle_cpu)
+idle=$(idle_cpu aged)
 first=$(first_request)
 measure "aged ${RATE}/s"
 row "after $answered answered requests" "$OUT" "$idle" "$first"
@@ -153,9 +194,13 @@ out=$("$BIN/LoadGen" "$URL/v1/resolve-comparable" "$RATE" "$RECOVERY_SECONDS" --
 echo "$out"
 # The first one-second slice from which every later slice has no 503 (none: never within RECOVERY_SECONDS).
 clean_from=$(grep -E '^ +t=' <<<"$out" | awk '{ t = $1 == "t=" ? $2 : substr($1, 3); if ($0 ~ / 503×/) c = ""; else if (c == "") c = t } END { print c == "" ? "never" : c " s" }')
+slices=$(grep -E '^ +t=' <<<"$out" | grep -oE '503×[0-9]+' | tr '\n' ' ' | sed 's/ $//' || true)
+[ -n "$slices" ] || slices="no 503"
 printf '| right after a %s s burst at %s/s (2 × the fresh peak of %s/s) | — | — | %s/s served with 0 × 503 from %s after the burst (slices of 1 s: %s) | — |\n' \
   "$BURST_SECONDS" "$BURST_RATE" "$PEAK_RATE" "$RATE" "$clean_from" \
-  "$(grep -E '^ +t=' <<<"$out" | grep -oE '503×[0-9]+' | tr '\n' ' ' | sed 's/ $//; s/^$/no 503/')" >>$D/table.md
+  "$slices" >>$D/table.md
 echo "fresh peak ${PEAK_RATE}/s"
 echo
 cat $D/table.md
+echo
+cat $D/idle-breakdown.txt
