@@ -5,11 +5,12 @@
 /// Field validation shared by the gateway (which answers 400s) and the PushDispatcher (which re-checks).
 /// Mirrors the original schemas: values are trimmed; a wrongly typed field fails like a missing one.
 public enum PushWire {
-    /// Longest Expo token accepted. The contract's regex sets no bound; real tokens are ~45 characters, and a bound
-    /// keeps a hostile value out of the btree indexes.
-    static let maxExpoTokenLength = 512
+    /// Longest text between an Expo token's brackets. The contract's regex sets no bound; real tokens hold ~22
+    /// characters, and a bound keeps a hostile value out of the btree indexes.
+    static let maxExpoTokenContent = 480
 
-    /// An Expo token (`ExponentPushToken[…]` or `ExpoPushToken[…]`, trimmed), or nil.
+    /// An Expo token (`ExponentPushToken[…]` or `ExpoPushToken[…]`, trimmed), or nil. Between the brackets: 1…480
+    /// printable ASCII characters other than `]` (docs/openapi.yaml's pattern; Expo issues no other kind).
     public static func expoToken(_ value: JSONValue?) -> String? {
         guard case .string(let raw)? = value else { return nil }
         return expoToken(raw)
@@ -17,12 +18,12 @@ public enum PushWire {
 
     public static func expoToken(_ raw: String) -> String? {
         let token = raw.trimmingASCIIWhitespace()
-        guard token.utf8.count <= maxExpoTokenLength else { return nil }
-        for prefix in ["ExponentPushToken[", "ExpoPushToken["] where token.hasPrefix(prefix) {
-            let inner = token.dropFirst(prefix.count)
-            guard inner.last == "]" else { return nil }
+        for prefix in ["ExponentPushToken[", "ExpoPushToken["] where token.utf8.starts(with: prefix.utf8) {
+            let inner = token.utf8.dropFirst(prefix.utf8.count)
+            guard inner.last == UInt8(ascii: "]") else { return nil }
             let content = inner.dropLast()
-            return !content.isEmpty && !content.contains("]") ? token : nil
+            let printable = content.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "]") }
+            return printable && (1...maxExpoTokenContent).contains(content.count) ? token : nil
         }
         return nil
     }
@@ -38,14 +39,14 @@ public enum PushWire {
         return (1...128).contains(id.count) ? id : nil
     }
 
-    /// An optional advisory `deviceId` (trimmed, ≤ 128): `.success(nil)` when absent or empty, `.failure` when
-    /// invalid.
+    /// An optional advisory `deviceId` (at most 128 Unicode scalars as sent, then trimmed): `.success(nil)` when
+    /// absent or empty, `.failure` when invalid.
     public static func deviceId(_ value: JSONValue?) -> Result<String?, InvalidField> {
         switch value {
         case nil, .null?: return .success(nil)
         case .string(let raw)?:
+            guard raw.unicodeScalars.count <= 128 else { return .failure(InvalidField()) }
             let id = raw.trimmingASCIIWhitespace()
-            guard id.count <= 128 else { return .failure(InvalidField()) }
             return .success(id.isEmpty ? nil : id)
         default: return .failure(InvalidField())
         }

@@ -76,8 +76,10 @@ public enum Timestamp {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Parses ISO-8601 with or without fractional seconds; nil for anything else.
+    /// Parses an RFC 3339 `date-time` (`RFC3339`), else ISO-8601 as Foundation reads it, with or without fractional
+    /// seconds; nil for anything else. Every time the edge accepts (RFC 3339) therefore reads the same here.
     public static func parse(_ text: String) -> Date? {
+        if let date = RFC3339.parse(text) { return date }
         if let date = try? Date(text, strategy: .iso8601) { return date }
         return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }

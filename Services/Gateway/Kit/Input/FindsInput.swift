@@ -17,7 +17,7 @@ enum FindsInput {
         guard (1...50).contains(body.finds.count) else { return .failure(.error(400, "finds must hold 1-50 items")) }
         for (index, find) in body.finds.enumerated() {
             if let problem = find.validationError { return .failure(.error(400, "finds[\(index)]: \(problem)")) }
-            if let createdAt = find.createdAt, Timestamp.parse(createdAt) == nil {
+            if let createdAt = find.createdAt, RFC3339.parse(createdAt) == nil {
                 return .failure(.error(400, "finds[\(index)]: createdAt must be an ISO-8601 time"))
             }
         }

@@ -5,7 +5,8 @@ import HTTPServer
 /// `GET /v1/widget/map-snapshot` (docs/COMPATIBILITY.md#widgets), no auth: a PNG with a pin per place of
 /// `/v1/widget/nearby` for the same query. With `GOOGLE_MAPS_API_KEY` it is Google Static Maps, proxied so the key
 /// never reaches a widget; without it (beyond the original, which answers 501) Rating draws it with cairo — no map
-/// tiles — and `X-Map-Snapshot` says so.
+/// tiles — and `X-Map-Snapshot` says so. `width`/`height` (default 480) are truncated and clamped to 1…640 (Google's
+/// free size), as the original caps them; text that is not a finite number is a 400 naming the parameter.
 struct MapSnapshotRoute: Sendable {
     static let cacheControl = "public, max-age=300, stale-while-revalidate=900"
     static let drawnNote = "drawn; no map tiles (GOOGLE_MAPS_API_KEY is not set)"
@@ -18,9 +19,14 @@ struct MapSnapshotRoute: Sendable {
     var route: Route {
         Route("GET", "/v1/widget/map-snapshot") { context in
             let raw = context.request.head.query
-            guard let query = WidgetQuery(raw) else { return .error(.latLngRequired) }
-            let width = Self.side(raw["width"])
-            let height = Self.side(raw["height"])
+            let query: WidgetQuery
+            let width: Int
+            let height: Int
+            do throws(HTTPResponse) {
+                query = try WidgetQuery(raw)
+                width = WidgetQuery.clamped(try QueryNumbers(raw).double("width"), default: 480, to: 1...640)
+                height = WidgetQuery.clamped(try QueryNumbers(raw).double("height"), default: 480, to: 1...640)
+            } catch { return error }
             let nearby = await caller.call(
                 .nearby, NearbyCommand.name, key: NearbyRoute.partitionKey(lat: query.lat, lng: query.lng),
                 command: query.command, budget: nearbyBudget, requestId: context.requestId)
@@ -47,12 +53,6 @@ struct MapSnapshotRoute: Sendable {
             else { return .error(502, "snapshot could not be drawn") }
             return Self.png(Array(png), source: Self.drawnNote)
         }
-    }
-
-    /// `width`/`height`: default 480, at most 640 (Google's free size), at least 1.
-    static func side(_ raw: String?) -> Int {
-        guard let raw, let n = Double(raw.trimmingCharacters(in: .whitespaces)), n.isFinite else { return 480 }
-        return Int(min(640, max(1, n.rounded(.down))))
     }
 
     /// A pin per widget row: the ticker when investable, else the name.

@@ -20,8 +20,8 @@ struct WidgetRoutes: Sendable {
     var routes: [Route] {
         [
             Route("GET", "/v1/widget/nearby") { context in
-                let query = WidgetQuery(context.request.head.query)
-                guard let query else { return .error(.latLngRequired) }
+                let query: WidgetQuery
+                do throws(HTTPResponse) { query = try WidgetQuery(context.request.head.query) } catch { return error }
                 let nearby = await caller.call(
                     .nearby, NearbyCommand.name, key: NearbyRoute.partitionKey(lat: query.lat, lng: query.lng),
                     command: query.command, budget: nearbyBudget, requestId: context.requestId)
@@ -91,23 +91,31 @@ struct WidgetRoutes: Sendable {
     }
 }
 
-/// The widget's query: `lat`/`lng` finite and in range; `radius` metres (default 1500; 1…50 000 for the cascade);
-/// `limit` default 8, clamped to 1…12.
+/// The widget's query (docs/openapi.yaml): `lat`/`lng` finite and in range (else 400 `lat/lng required`); `radius`
+/// metres (default 1500) and `limit` (default 8, truncated) are clamped to 1…50 000 and 1…12, as the original clamps
+/// them; absent or empty is the default, text that is not a finite number a 400 naming the parameter.
 struct WidgetQuery: Sendable {
     let lat: Double
     let lng: Double
     let radius: Double
     let limit: Int
 
-    init?(_ query: [String: String]) {
-        func number(_ name: String) -> Double? {
-            query[name].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0.isFinite ? $0 : nil }
+    init(_ query: [String: String]) throws(HTTPResponse) {
+        let numbers = QueryNumbers(query)
+        guard let point = LatLng.validated(lat: try? numbers.double("lat"), lng: try? numbers.double("lng")) else {
+            throw .error(.latLngRequired)
         }
-        guard let point = LatLng.validated(lat: number("lat"), lng: number("lng")) else { return nil }
         lat = point.lat
         lng = point.lng
-        radius = min(50_000, max(1, number("radius") ?? 1500))
-        limit = Int(min(12, max(1, (number("limit") ?? 8).rounded(.down))))
+        radius = min(50_000, max(1, try numbers.double("radius") ?? 1500))
+        limit = Self.clamped(try numbers.double("limit"), default: 8, to: 1...12)
+    }
+
+    /// A whole number within `range`: truncated toward zero, then clamped; `fallback` when absent.
+    static func clamped(_ value: Double?, default fallback: Int, to range: ClosedRange<Int>) -> Int {
+        guard let value else { return fallback }
+        let bounded = min(Double(range.upperBound), max(Double(range.lowerBound), value.rounded(.towardZero)))
+        return Int(bounded)
     }
 
     var command: NearbyCommand {
