@@ -1,3 +1,4 @@
+import Finance
 import Foundation
 import HTTPClient
 import ResearchCore
@@ -26,7 +27,7 @@ struct EdgarTenK: Sendable {
 
     /// The company's newest 10-K; nil when it has none or EDGAR does not answer.
     func latest(cik: Int) async -> TenKRefresh.Filing? {
-        await get("\(dataBaseURL)/submissions/CIK\(TenKRefresh.paddedCIK(cik)).json").flatMap(TenKRefresh.latest)
+        await get("\(dataBaseURL)/submissions/CIK\(EdgarJSON.paddedCIK(cik)).json").flatMap(TenKRefresh.latest)
     }
 
     private func get(_ url: String) async -> [UInt8]? {

@@ -9,7 +9,6 @@ struct TenKRefreshTests {
         let body = #"{"0":{"cik_str":320193,"ticker":"aapl","title":"Apple Inc."},"1":{"cik_str":0,"ticker":"X"}}"#
         #expect(TenKRefresh.ciks(Array(body.utf8)) == ["AAPL": 320193])
         #expect(TenKRefresh.ciks(Array("[1]".utf8)) == nil)
-        #expect(TenKRefresh.paddedCIK(320193) == "0000320193")
     }
 
     @Test func theNewestAnnualReportWinsAndAmendmentsDoNotCount() throws {

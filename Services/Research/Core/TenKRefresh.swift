@@ -1,3 +1,4 @@
+import Finance
 import Foundation
 
 /// A stored value chain is refreshed when a new 10-K lands (decision 0051): the graph's own freshness
@@ -24,41 +25,15 @@ public enum TenKRefresh {
         return tenKAgeSeconds >= ageSeconds
     }
 
-    private struct TickerRow: Decodable {
-        let cik_str: Int
-        let ticker: String
-    }
-
-    /// `company_tickers.json` (`{"0": {"cik_str", "ticker", "title"}, …}`) as upper-cased ticker → CIK; nil when it
-    /// is not that document.
+    /// `company_tickers.json` as upper-cased ticker → CIK; nil when it is not that document.
     public static func ciks(_ body: [UInt8]) -> [String: Int]? {
-        guard let rows = try? JSONDecoder().decode([String: TickerRow].self, from: Data(body)) else { return nil }
-        var map: [String: Int] = [:]
-        for row in rows.values where row.cik_str > 0 { map[row.ticker.uppercased()] = row.cik_str }
-        return map
-    }
-
-    /// The CIK as EDGAR's submissions path spells it: ten digits, zero-padded.
-    public static func paddedCIK(_ cik: Int) -> String {
-        let digits = String(cik)
-        return String(repeating: "0", count: max(0, 10 - digits.count)) + digits
-    }
-
-    private struct Submissions: Decodable {
-        struct Filings: Decodable { let recent: Recent? }
-        struct Recent: Decodable {
-            let accessionNumber: [String]?
-            let filingDate: [String]?
-            let form: [String]?
-            let acceptanceDateTime: [String]?
-        }
-        let filings: Filings?
+        EdgarJSON.companies(body)?.mapValues(\.cik)
     }
 
     /// The newest `10-K` in a submissions document's `filings.recent` columns (amendments are not a new report);
     /// nil when there is none or the document is not one.
     public static func latest(_ body: [UInt8]) -> Filing? {
-        guard let recent = (try? JSONDecoder().decode(Submissions.self, from: Data(body)))?.filings?.recent,
+        guard let recent = EdgarJSON.submissions(body)?.filings?.recent,
             let forms = recent.form, let accessions = recent.accessionNumber
         else { return nil }
         var newest: Filing?
