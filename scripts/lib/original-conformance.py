@@ -26,6 +26,13 @@ def main() -> None:
         doc["paths"][path][method]["responses"].setdefault("400", BAD_REQUEST)
     reasons.append("POST /v1/billing/checkout may answer 400: our edge refuses a body that is not UTF-8 or holds a "
                    "NUL on every route before it is read")
+    too_large = {"description": "Request body too large.", "content": {"application/json": {"schema": FLAT_ERROR}}}
+    for item in doc["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation["responses"].setdefault("413", too_large)
+    reasons.append("an operation with a body may answer 413: our edge refuses a body over the route's limit before it "
+                   "is read (the original's document leaves the limit unsaid)")
     with open(target, "w", encoding="utf-8") as f:
         yaml.safe_dump(doc, f, sort_keys=False, allow_unicode=True)
     for reason in reasons:

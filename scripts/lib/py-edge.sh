@@ -20,7 +20,8 @@ py_edge_venv() {
 # Checks (scripts/lib/schemathesis.toml): all of schemathesis's (one listed exception to "no 5xx"): every status,
 # body, header and content type as documented, valid requests accepted, invalid ones refused, other methods 405.
 # Phases API_TRIAL_PHASES (default examples,coverage,fuzzing), bounded by API_TRIAL_EXAMPLES fuzzed examples per
-# operation (default 25) and API_TRIAL_SECONDS for the whole run (default 300). Returns non-zero on any finding;
+# operation (default 25), API_TRIAL_SEED (default 20261201: another seed hunts other cases) and API_TRIAL_SECONDS for
+# the whole run (default 300). Returns non-zero on any finding;
 # logs under .stack/api-trial.
 py_edge_api_trial() {
   local bin=$1 dir=.stack/api-trial bindir root
@@ -69,7 +70,7 @@ py_edge_api_trial() {
     --config-file "$root/scripts/lib/schemathesis.toml" run "$root/docs/openapi.yaml" --url "$base" \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases "${API_TRIAL_PHASES:-examples,coverage,fuzzing}" \
     --max-response-time 10 --request-timeout 15 --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" \
-    --seed 20261201 --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
+    --seed "${API_TRIAL_SEED:-20261201}" --report junit --report-dir . >schemathesis.log 2>&1) || status=$?
   local conform=0
   py_edge_original_conformance "$bindir" "$base" "$token" "$dir" || conform=$?
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -104,7 +105,7 @@ py_edge_original_conformance() {
   (cd "$dir" && timeout "${API_TRIAL_SECONDS:-300}" "$bindir/schemathesis" run "$dir/original-openapi.yaml" \
     --url "$base" -c response_schema_conformance,status_code_conformance,content_type_conformance \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --request-timeout 15 \
-    --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" --seed 20261201 \
+    --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" --seed "${API_TRIAL_SEED:-20261201}" \
     --include-path-regex '^/v1/(entitlements|billing/|settings|robinhood|market-data/|financials/ratios|options|market-events|underlying|widget/|cockpit$)' \
     >>"$dir/original-conformance.log" 2>&1) || status=$?
   if [ "$status" -ne 0 ]; then
