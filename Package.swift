@@ -174,9 +174,9 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "OpenRouter", "Exa", "HTTPClient", "Postgres", "Redis", "Crypto",
                 "Contracts",
-                "Runtime", "ResearchCore", "CCairo",
+                "Runtime", "ResearchCore", "CCairo", "Finance",
             ], libraries: ["Core"]),
-        serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
+        serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Finance", "Contracts"]),
         service(
             "PushDispatcher", ["ServiceKit", "PushAdapters", "PushCore", "Messaging", "Contracts", "Runtime", "Kafka"],
             libraries: ["Core", "Adapters", "ExpoPush"]),
@@ -275,7 +275,7 @@ let package = Package(
                 "Runtime", "MoneyCore", "ResearchCore", "TestSupport", "UpstreamFakes", "Geo", "Tracing",
             ]),
         tests("MoneyCoreTests", ["MoneyCore", "Crypto"]),
-        tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts"]),
+        tests("BriefsTests", ["BriefsCore", "Scheduling", "Contracts", "Finance"]),
         tests(
             "SchedulingTests",
             ["Scheduling", "Messaging", "Kafka", "Postgres", "Contracts", "Runtime", "TestSupport", "Tracing"]),

@@ -1,5 +1,6 @@
 import BriefsCore
 import Contracts
+import Finance
 import Foundation
 import HTTPClient
 import Runtime

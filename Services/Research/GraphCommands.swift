@@ -5,7 +5,8 @@ import Redis
 import ResearchCore
 import Runtime
 
-/// `research.graph.get.v1`: a fresh stored graph (≥ 4 edges: 30 days, fewer: 24 h) answers 200 for free. Otherwise,
+/// `research.graph.get.v1`: a fresh stored graph (≥ 4 edges: 30 days, fewer: 24 h, and no 10-K accepted since it was
+/// made, `TenKRefresh`) answers 200 for free. Otherwise,
 /// without `generate`, the stored set answers 200 marked `X-Graph: stale`, or nothing stored answers 404 marked
 /// `X-Graph: miss`, so the gateway can decide who pays. With `generate`, one extraction per ticker runs in this
 /// replica at a time (callers that arrive meanwhile share it); edges found replace the stored set and answer 200
@@ -23,7 +24,9 @@ struct GraphCommands: Sendable {
     func get(_ command: GraphCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         let ticker = command.ticker
         let stored = try await store.load(ticker)
-        if let age = stored.ageSeconds, ValueChain.isFresh(count: stored.edges.count, ageSeconds: age) {
+        if let age = stored.ageSeconds,
+            TenKRefresh.isFresh(count: stored.edges.count, ageSeconds: age, tenKAgeSeconds: stored.tenKAgeSeconds)
+        {
             return answer(ticker, stored.edges)
         }
         let quiet = (try? await redis.get(Self.quietKey(ticker))) != nil

@@ -15,6 +15,7 @@ struct ResearchCommands: Sendable {
     let memos: MemoRenderer
     let packets: PacketCommands
     let graph: GraphCommands
+    let cockpit: CockpitRanker
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
@@ -24,6 +25,7 @@ struct ResearchCommands: Sendable {
         case PacketBuildCommand.name: try await packets.build(decode(command))
         case PacketReadCommand.name: try await packets.read(decode(command))
         case GraphCommand.name: try await graph.get(decode(command), deadline: command.deadline)
+        case CockpitCommand.name: await cockpit.rank(try decode(command), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

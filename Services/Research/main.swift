@@ -39,9 +39,15 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
                 underlyingURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http,
                 exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter),
             redis: redis, logger: logger),
+        cockpit: CockpitRanker(
+            baseURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http),
         context: context)
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
+        FilingWatch(
+            store: GraphStore(db: db), edgar: EdgarTenK.fromEnvironment(env, http: context.http), redis: redis,
+            env: env,
+            logger: logger),
         PacketWorker(
             store: packets, engine: UnderlyingPackets.fromEnvironment(env, http: context.http),
             publisher: context.publisher, env: env, logger: logger),

@@ -100,6 +100,15 @@ enum Bench {
         let underlying = try FakeUpstream { request in
             await sleep(latency)
             if let answer = engine.handle(request) { return answer }
+            if request.path == "/api/watchlists/cockpit" {
+                // The engine's batch rank: one row per ticker sent, in the engine's own spellings.
+                let sent =
+                    (try? JSONDecoder().decode([String: [String]].self, from: Data(request.body)))?["tickers"] ?? []
+                let rows = sent.enumerated().map { index, ticker in
+                    #"{"symbol":"\#(ticker)","total":\#(90 - index),"regime":"trend","ridge":{"state":"rising"},"flow_compass":\#(index)}"#
+                }
+                return json(#"{"cockpit":[\#(rows.joined(separator: ","))],"meta":{"engine":"fake"}}"#)
+            }
             if request.path.hasPrefix("/api/tabular/peer-forecast/") {
                 return json("{\"available\":true,\"bucket\":\"top_quintile\",\"confidence\":0.6}")
             }

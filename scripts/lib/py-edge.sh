@@ -85,8 +85,8 @@ py_edge_api_trial() {
   return "$status"
 }
 
-# The money and market-data operations against the ORIGINAL API's document (issues 29 and 30): response schemas,
-# status codes and content types, with the exceptions scripts/lib/original-conformance.py applies and prints
+# The money and market-data operations and the cockpit against the ORIGINAL API's document (issues 28, 29, 30):
+# response schemas, status codes and content types, with the exceptions scripts/lib/original-conformance.py applies and prints
 # (docs/COMPATIBILITY.md). The original's document sits beside the clone (../shared, which CI may lack): without it
 # this step is skipped with the reason. Settings, Robinhood, the link-outs and the webhook are not in that document.
 # py_edge_original_conformance BIN_DIR BASE_URL TOKEN LOG_DIR; log LOG_DIR/original-conformance.log.
@@ -106,7 +106,7 @@ py_edge_original_conformance() {
     --url "$base" -c response_schema_conformance,status_code_conformance,content_type_conformance \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --request-timeout 15 \
     --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" --seed "${API_TRIAL_SEED:-20261201}" \
-    --include-path-regex '^/v1/(entitlements|billing/|settings|robinhood|market-data/|financials/ratios|options|market-events|underlying|widget/)' \
+    --include-path-regex '^/v1/(entitlements|billing/|settings|robinhood|market-data/|financials/ratios|options|market-events|underlying|widget/|cockpit$)' \
     >>"$dir/original-conformance.log" 2>&1) || status=$?
   if [ "$status" -ne 0 ]; then
     tail -60 "$dir/original-conformance.log" >&2

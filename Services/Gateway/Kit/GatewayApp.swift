@@ -102,6 +102,7 @@ package enum GatewayApp {
                         logger: logger
                     ).route
                 ]
+                + [CockpitRoute(caller: caller, budget: budgets.agent).route]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,
