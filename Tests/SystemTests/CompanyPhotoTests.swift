@@ -64,24 +64,34 @@ extension SystemTests {
 
             // The original's refusals, in its order; none stores anything.
             let refusals: [(HTTPClientResponse, Int, String)] = [
-                (try await Self.upload(gateway, owner, company: company, image: tagged, key: nil), 400,
-                    "Idempotency-Key header required"),
-                (try await Self.upload(
-                    gateway, owner, company: company, image: tagged, fields: [("location", #"{"lat":1,"lng":2}"#)]),
-                    400, "captures must come straight from the live camera, not the photo library"),
-                (try await Self.upload(
-                    gateway, owner, company: company, image: tagged, fields: [("captureSource", "camera")]),
-                    400, "location required"),
-                (try await Self.upload(
-                    gateway, owner, company: company, image: tagged,
-                    fields: [
-                        ("captureSource", "camera"), ("location", #"{"lat":40.74,"lng":-73.99}"#),
-                        ("exifLocation", #"{"lat":40.80,"lng":-73.99}"#),
-                    ]), 422, "this photo's location doesn't match the claimed capture location"),
-                (try await Self.upload(
-                    gateway, owner, company: company,
-                    image: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF\0<?php system($_GET['c']); ?>".utf8),
-                    key: "k-polyglot"), 415, "image could not be decoded (expected JPEG, PNG or WebP)"),
+                (
+                    try await Self.upload(gateway, owner, company: company, image: tagged, key: nil), 400,
+                    "Idempotency-Key header required"
+                ),
+                (
+                    try await Self.upload(
+                        gateway, owner, company: company, image: tagged, fields: [("location", #"{"lat":1,"lng":2}"#)]),
+                    400, "captures must come straight from the live camera, not the photo library"
+                ),
+                (
+                    try await Self.upload(
+                        gateway, owner, company: company, image: tagged, fields: [("captureSource", "camera")]),
+                    400, "location required"
+                ),
+                (
+                    try await Self.upload(
+                        gateway, owner, company: company, image: tagged,
+                        fields: [
+                            ("captureSource", "camera"), ("location", #"{"lat":40.74,"lng":-73.99}"#),
+                            ("exifLocation", #"{"lat":40.80,"lng":-73.99}"#),
+                        ]), 422, "this photo's location doesn't match the claimed capture location"
+                ),
+                (
+                    try await Self.upload(
+                        gateway, owner, company: company,
+                        image: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF\0<?php system($_GET['c']); ?>".utf8),
+                        key: "k-polyglot"), 415, "image could not be decoded (expected JPEG, PNG or WebP)"
+                ),
             ]
             for (response, status, message) in refusals {
                 #expect(response.status == status && SystemClient.errorMessage(response) == message, "\(message)")
