@@ -16,6 +16,7 @@ struct IdentifyCommands: Sendable {
     let play: PlayCommands
     let rivalries: RivalryCommands
     let closer: RivalryCloser
+    let companyPhotos: PhotoCommands
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
         switch command.name {
@@ -37,6 +38,11 @@ struct IdentifyCommands: Sendable {
         case RivalryCommandName.create: try await rivalries.create(decode(command), deadline: command.deadline)
         case RivalryCommandName.pick: try await rivalries.pick(decode(command))
         case RivalryCommandName.delete: try await rivalries.delete(decode(command))
+        case PhotoCommandName.submit: try await companyPhotos.submit(decode(command))
+        case PhotoCommandName.gallery: try await companyPhotos.gallery(decode(command))
+        case PhotoCommandName.vote: try await companyPhotos.vote(decode(command))
+        case PhotoCommandName.delete: try await companyPhotos.delete(decode(command))
+        case PhotoCommandName.image: try await companyPhotos.image(decode(command))
         case RivalryCommandName.close:
             try await closer.close(
                 at: RivalryClose.slotInstant(command.message.header("mv-slot")) ?? Date(), deadline: command.deadline)

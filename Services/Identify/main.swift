@@ -24,7 +24,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(
         schema: "identify",
         migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
-            + TerritoryStore.migrations + RivalryStore.migrations
+            + TerritoryStore.migrations + RivalryStore.migrations + CompanyPhotoStore.migrations
             + [SlotClaims.migration(version: 24, table: "identify.job_slots")]
             + [
                 Outbox.migration(version: 30, schema: "identify"),
@@ -86,7 +86,12 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         play: play,
         rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }),
         closer: RivalryCloser(
-            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger))
+            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger),
+        // Company photos: re-encoded on the encoder's own queue, stored in Postgres
+        // (docs/decisions/0053-company-photos.md).
+        companyPhotos: PhotoCommands(
+            store: CompanyPhotoStore(db: db), claims: PhotoClaims(redis: redis), encoder: ImageReencoder(),
+            clock: { Date() }))
     var parts: [any Service] = [
         replies,
         OutboxRelay.fromEnvironment(env, outbox: outbox),

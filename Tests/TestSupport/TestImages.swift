@@ -2,9 +2,11 @@ import Foundation
 
 /// Images drawn by ImageMagick (installed by the test command) for OCR tests.
 public enum TestImages {
-    /// A 900×320 PNG with `text` in large black letters; `extra` adds ImageMagick operations (rotate, blur…).
-    public static func draw(_ text: String, extra: [String] = []) async throws -> [UInt8] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ocr-\(UUID().uuidString).png").path
+    /// A 900×320 image (PNG unless `format` names another, e.g. `jpg`) with `text` in large black letters; `extra`
+    /// adds ImageMagick operations (rotate, blur…).
+    public static func draw(_ text: String, extra: [String] = [], format: String = "png") async throws -> [UInt8] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ocr-\(UUID().uuidString).\(format)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let arguments =
             [

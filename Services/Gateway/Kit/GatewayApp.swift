@@ -36,12 +36,17 @@ package enum GatewayApp {
             mail: configuration.mailSender(logger: logger), returnCodes: configuration.returnCodes,
             publicURL: configuration.publicURL,
             logger: logger)
+        let identifyGuards = IdentifyGuards(
+            redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+            adminLog: adminLog, logger: logger)
         let identify = IdentifyRoute(
-            photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller,
-            guards: IdentifyGuards(
-                redis: redis, users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
-                adminLog: adminLog, logger: logger), budget: configuration.budgets.identify,
-            logger: logger)
+            photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller, guards: identifyGuards,
+            budget: configuration.budgets.identify, logger: logger)
+        // Company photos share identify's claim check and quota (docs/decisions/0053-company-photos.md).
+        let companyPhotos = CompanyPhotoRoutes(
+            photos: PhotoStore(redis: redis, ttl: configuration.photoTTL), caller: caller, guards: identifyGuards,
+            publicURL: configuration.publicURL, uploadBudget: configuration.budgets.identify,
+            budget: configuration.budgets.standard, logger: logger)
         let budgets = configuration.budgets
         // Plan changes are staged with the change and relayed after COMMIT; the relay publishes what that left.
         let outbox = Outbox(schema: "gateway", db: db, logger: logger) { entry, deadline in
@@ -68,6 +73,7 @@ package enum GatewayApp {
                 + [LeaderboardRoute(caller: caller, users: users, budget: budgets.standard).route]
                 + [TerritoryRoute(caller: caller, nearbyBudget: budgets.nearby, budget: budgets.standard).route]
                 + RivalryRoutes(caller: caller, budget: budgets.standard, createBudget: budgets.identify).routes
+                + companyPhotos.routes
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
                     heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),

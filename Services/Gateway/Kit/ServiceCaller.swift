@@ -20,8 +20,11 @@ struct ServiceCaller: Sendable {
             isIdempotentRead: IdempotentReads.commands.contains(name))
         do {
             let reply = try await client.request(outgoing, budget: budget)
+            // JSON unless the service named its own type (a stored photo is `image/jpeg`).
+            let typed = reply.headers.contains { $0.0.lowercased() == "content-type" }
             return HTTPResponse(
-                status: reply.status, headers: [("Content-Type", "application/json")] + reply.headers, body: reply.body)
+                status: reply.status, headers: (typed ? [] : [("Content-Type", "application/json")]) + reply.headers,
+                body: reply.body)
         } catch {
             switch error {
             case .unavailable: return .error(503, "\(service.rawValue) service unavailable", headers: Self.retryAfter)

@@ -29,12 +29,9 @@ struct IdentifyRoute: Sendable {
         case .failure(let rejection): return rejection.response
         }
         let photoKey: String
-        do {
-            photoKey = try await photos.put(form.image)
-        } catch {
-            logger.warning(
-                "photo store failed", [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
-            return .error(.photoStoreUnavailable)
+        switch await photos.claim(form.image, requestId: context.requestId, logger: logger) {
+        case .success(let key): photoKey = key
+        case .failure(let unavailable): return unavailable
         }
         let userId = context.caller.session?.userId
         let deviceId = context.caller.deviceId
