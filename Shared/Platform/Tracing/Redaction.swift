@@ -14,9 +14,9 @@ public enum Redaction {
         "key", "phone",
     ]
 
-    /// `sensitiveSegments` packed as `PackedSegment`s, for the byte-level key check.
-    private static let packedSegments: [PackedSegment] = sensitiveSegments.compactMap { word in
-        Array(word.utf8).withUnsafeBufferPointer { PackedSegment($0) }
+    /// `sensitiveSegments` as bytes, by length (index = length), for the byte-level key check.
+    private static let sensitiveSegmentBytes: [[[UInt8]]] = (0...13).map { length in
+        sensitiveSegments.filter { $0.utf8.count == length }.map { Array($0.utf8) }
     }
 
     /// Whether an attribute with this key may be exported at all (ASCII case-insensitive, by segment); the
@@ -28,16 +28,21 @@ public enum Redaction {
             var start = 0
             for index in 0...bytes.count
             where index == bytes.count || bytes[index] == 0x2E || bytes[index] == 0x5F || bytes[index] == 0x2D {
-                if let segment = PackedSegment(UnsafeBufferPointer(rebasing: bytes[start..<index])),
-                    packedSegments.contains(segment)
-                {
-                    return false
-                }
+                if isSensitiveSegment(UnsafeBufferPointer(rebasing: bytes[start..<index])) { return false }
                 start = index + 1
             }
             return true
         }
     }
+
+    private static func isSensitiveSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (3...13).contains(segment.count) else { return false }
+        return sensitiveSegmentBytes[segment.count].contains { word in
+            zip(word, segment).allSatisfy { $0 == asciiLowercase($1) }
+        }
+    }
+
+    private static func asciiLowercase(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
 
     /// The attributes that may be exported, their text scrubbed; and how many were dropped. When nothing is dropped
     /// or changed (nearly every span) the same array comes back, without a copy.
@@ -143,24 +148,5 @@ extension Substring {
         while let f = s.first, set.contains(f) { s = s.dropFirst() }
         while let l = s.last, set.contains(l) { s = s.dropLast() }
         return s
-    }
-}
-
-/// A key segment of 3 to 13 ASCII bytes, lower-cased and packed into two words with its length, so comparing it
-/// with the sensitive segments is two integer compares each (a byte-wise compare per word cost ~1k instructions a
-/// key, a dozen keys a request).
-struct PackedSegment: Equatable {
-    let low: UInt64
-    let high: UInt64
-
-    /// Nil for a segment that cannot be one of the sensitive words (shorter than 3 or longer than 13 bytes).
-    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard (3...13).contains(bytes.count) else { return nil }
-        var (low, high): (UInt64, UInt64) = (0, UInt64(bytes.count) << 56)
-        for (index, byte) in bytes.enumerated() {
-            let lower = UInt64((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
-            if index < 8 { low |= lower << (8 * UInt64(index)) } else { high |= lower << (8 * UInt64(index - 8)) }
-        }
-        (self.low, self.high) = (low, high)
     }
 }
