@@ -34,6 +34,9 @@ package struct HedgeDelay: Sendable, Equatable {
     package let policy: Policy
     /// The last `policy.window` latencies, oldest overwritten first.
     private var samples: [Duration] = []
+    /// The same latencies in ascending order, kept sorted one insertion and one removal per sample (a full sort of
+    /// the window per reply cost the gateway ~85k instructions per request).
+    private var ordered: [Duration] = []
     private var next = 0
     /// The current delay, recomputed when a sample arrives.
     package private(set) var delay: Duration
@@ -48,14 +51,25 @@ package struct HedgeDelay: Sendable, Equatable {
         if samples.count < policy.window {
             samples.append(latency)
         } else {
+            ordered.remove(at: Self.firstIndex(notBelow: samples[next], in: ordered))
             samples[next] = latency
         }
+        ordered.insert(latency, at: Self.firstIndex(notBelow: latency, in: ordered))
         next = (next + 1) % policy.window
-        guard samples.count >= policy.minimumSamples else { return }
-        let sorted = samples.sorted()
+        guard ordered.count >= policy.minimumSamples else { return }
         // The nearest-rank 95th percentile.
-        let rank = (sorted.count * 95 + 99) / 100
-        delay = min(max(sorted[max(0, rank - 1)], policy.floor), policy.cap)
+        let rank = (ordered.count * 95 + 99) / 100
+        delay = min(max(ordered[max(0, rank - 1)], policy.floor), policy.cap)
+    }
+
+    /// The first index of `sorted` whose value is not below `value` (binary search; `sorted.count` if none).
+    private static func firstIndex(notBelow value: Duration, in sorted: [Duration]) -> Int {
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 

@@ -24,6 +24,11 @@ struct ProtobufWriter {
         bytes.append(UInt8(v))
     }
 
+    /// How many bytes `varint(value)` writes.
+    static func varintSize(_ value: UInt64) -> Int {
+        value < 0x80 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
     mutating func varintField(_ field: UInt64, _ value: UInt64) {
         guard value != 0 else { return }
         tag(field, .varint)

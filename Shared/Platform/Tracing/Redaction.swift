@@ -44,24 +44,37 @@ public enum Redaction {
 
     private static func asciiLowercase(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
 
-    /// The attributes that may be exported, their text scrubbed; and how many were dropped.
+    /// The attributes that may be exported, their text scrubbed; and how many were dropped. When nothing is dropped
+    /// or changed (nearly every span) the same array comes back, without a copy.
     public static func apply(_ attributes: [Attribute]) -> (kept: [Attribute], dropped: Int) {
-        var kept: [Attribute] = []
-        kept.reserveCapacity(attributes.count)
-        for attribute in attributes where allows(key: attribute.key) {
-            if case .string(let text) = attribute.value {
-                kept.append(Attribute(attribute.key, .string(scrub(text))))
-            } else {
-                kept.append(attribute)
+        var kept: [Attribute]?  // built from the first attribute that is dropped or changed on
+        for index in attributes.indices {
+            let attribute = attributes[index]
+            var replacement: Attribute? = attribute
+            if !allows(key: attribute.key) {
+                replacement = nil
+            } else if case .string(let text) = attribute.value, let scrubbed = scrubbedIfChanged(text) {
+                replacement = Attribute(attribute.key, .string(scrubbed))
+            } else if kept == nil {
+                continue
             }
+            if kept == nil {
+                kept = Array(attributes[..<index])
+                kept?.reserveCapacity(attributes.count)
+            }
+            if let replacement { kept?.append(replacement) }
         }
+        guard let kept else { return (attributes, 0) }
         return (kept, attributes.count - kept.count)
     }
 
     /// `text` with every forbidden value replaced by `placeholder`: a query string (after `?`) goes whole. Text with
     /// nothing to replace (nearly every span name and value) is returned as is after one pass over its bytes.
-    public static func scrub(_ text: String) -> String {
-        guard RedactionScan.mayNeedScrubbing(text) else { return text }
+    public static func scrub(_ text: String) -> String { scrubbedIfChanged(text) ?? text }
+
+    /// `scrub(text)` when that differs from `text`, else nil.
+    static func scrubbedIfChanged(_ text: String) -> String? {
+        guard RedactionScan.mayNeedScrubbing(text) else { return nil }
         var base = Substring(text)
         var changed = false
         if let question = base.firstIndex(of: "?") {
@@ -69,7 +82,7 @@ public enum Redaction {
             changed = true
         }
         guard base.utf8.contains(where: { !isPlainByte($0) }) || base.utf8.count >= 6 else {
-            return changed ? String(base) + "?" + placeholder : text
+            return changed ? String(base) + "?" + placeholder : nil
         }
         var out = ""
         out.reserveCapacity(base.utf8.count)
@@ -85,7 +98,7 @@ public enum Redaction {
             previousWasBearer = word.lowercased() == "bearer"
         }
         if base.endIndex != text.endIndex { out += "?" + placeholder }
-        return changed ? out : text
+        return changed ? out : nil
     }
 
     private static func isPlainByte(_ b: UInt8) -> Bool {

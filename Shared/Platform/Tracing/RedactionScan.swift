@@ -27,10 +27,13 @@ enum RedactionScan {
     private static func mayBeSensitive(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !word.isEmpty else { return false }
         var sawAt = false
+        var sawP = false
+        var dashes = 0
         var run = 0
         var runDigits = 0
         for b in word {
             if b == 0x40 { sawAt = true } else if b == 0x2E, sawAt { return true }
+            if b == 0x50 { sawP = true } else if b == 0x2D { dashes += 1 }
             if isDigit(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) {
                 run += 1
                 if isDigit(b) { runDigits += 1 }
@@ -44,7 +47,8 @@ enum RedactionScan {
         while low < high, isTrimmed(word[low]) { low += 1 }
         while high > low, isTrimmed(word[high - 1]) { high -= 1 }
         if (4...8).contains(high - low), word[low..<high].allSatisfy(isDigit) { return true }
-        return contains(word, pushToken) || (word.count >= 36 && containsUUID(word))
+        // "PushToken" has a `P`, a UUID four dashes: only then the slower searches.
+        return (sawP && contains(word, pushToken)) || (dashes >= 4 && word.count >= 36 && containsUUID(word))
     }
 
     private static let pushToken = Array("PushToken".utf8)

@@ -78,8 +78,9 @@ public struct TraceContext: Hashable, Sendable {
         let utf8 = Array(traceparent.trimmed.utf8)
         guard utf8.count >= 55, utf8[2] == 0x2D, utf8[35] == 0x2D, utf8[52] == 0x2D,
             let version = HexDigits.parse(utf8[0..<2]), version != 0xFF,
-            let traceID = TraceID(hex: String(decoding: utf8[3..<35], as: UTF8.self)),
-            let spanID = SpanID(hex: String(decoding: utf8[36..<52], as: UTF8.self)),
+            let high = HexDigits.parse(utf8[3..<19]), let low = HexDigits.parse(utf8[19..<35]),
+            let traceID = TraceID(high: high, low: low),
+            let spanValue = HexDigits.parse(utf8[36..<52]), let spanID = SpanID(spanValue),
             let flags = HexDigits.parse(utf8[53..<55])
         else { return nil }
         if version == 0 {

@@ -32,14 +32,23 @@ public final class Tracer: Sendable {
 /// every call here returns at once: no ids, no spans, no headers.
 public enum Tracing {
     private static let installed = Mutex<Tracer?>(nil)
+    /// Whether a tracer is installed, read without the lock: with tracing off (no endpoint) the checks on the
+    /// request path cost one atomic load each.
+    private static let isInstalled = Atomic<Bool>(false)
 
     /// Installs (or with nil removes) the process's tracer; `ServiceMain` does it once at start.
     public static func install(_ tracer: Tracer?) {
-        installed.withLock { $0 = tracer }
+        installed.withLock {
+            $0 = tracer
+            isInstalled.store(tracer != nil, ordering: .releasing)
+        }
         LogCorrelation.setSource(tracer == nil ? nil : { @Sendable in Tracing.current?.logIDs })
     }
 
-    public static var tracer: Tracer? { installed.withLock { $0 } }
+    public static var tracer: Tracer? {
+        guard isInstalled.load(ordering: .acquiring) else { return nil }
+        return installed.withLock { $0 }
+    }
 
     /// The span the current task works in.
     @TaskLocal public static var current: Span?
