@@ -174,7 +174,7 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "OpenRouter", "Exa", "HTTPClient", "Postgres", "Redis", "Crypto",
                 "Contracts",
-                "Runtime", "ResearchCore", "CCairo",
+                "Runtime", "ResearchCore", "CCairo", "MarketData",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Contracts"]),
         service(

@@ -15,6 +15,7 @@ struct ResearchCommands: Sendable {
     let memos: MemoRenderer
     let packets: PacketCommands
     let graph: GraphCommands
+    let pulse: PulseCommands
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
@@ -24,6 +25,7 @@ struct ResearchCommands: Sendable {
         case PacketBuildCommand.name: try await packets.build(decode(command))
         case PacketReadCommand.name: try await packets.read(decode(command))
         case GraphCommand.name: try await graph.get(decode(command), deadline: command.deadline)
+        case PulseCommand.name: try await pulse.get(decode(command))
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

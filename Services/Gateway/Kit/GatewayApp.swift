@@ -102,6 +102,14 @@ package enum GatewayApp {
                         logger: logger
                     ).route
                 ]
+                + [
+                    PulseRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        quota: AgentQuota(
+                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                        logger: logger
+                    ).route
+                ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,
