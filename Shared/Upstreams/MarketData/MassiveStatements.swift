@@ -66,7 +66,7 @@ enum MassiveStatements {
     ]
 
     static func periods(from body: [UInt8], family: StatementFamily) -> [StatementPeriod]? {
-        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(body)),
+        guard let envelope = try? JSONDecoder().decode(MassiveEnvelope<Row>.self, from: Data(body)),
             envelope.status?.uppercased() != "ERROR", let rows = envelope.results
         else { return nil }
         return rows.compactMap { row in
@@ -81,21 +81,6 @@ enum MassiveStatements {
             case .cashFlow:
                 return StatementPeriod(
                     fiscalDate: fiscal, capex: capexKeys.lazy.compactMap { row.numbers[$0] }.first.map(abs))
-            }
-        }
-    }
-
-    struct Envelope: Decodable {
-        var status: String?
-        var results: [Row]?
-        private enum Keys: String, CodingKey { case status, results }
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: Keys.self)
-            status = try? c.decodeIfPresent(String.self, forKey: .status)
-            if let many = try? c.decodeIfPresent([Row].self, forKey: .results) {
-                results = many
-            } else if let one = try? c.decodeIfPresent(Row.self, forKey: .results) {
-                results = [one]
             }
         }
     }
@@ -125,6 +110,22 @@ enum MassiveStatements {
                     numbers[key.stringValue] = number
                 }
             }
+        }
+    }
+}
+
+/// Massive's answer envelope: `status` (`ERROR` on failure) and `results`, an array of rows or a single row.
+struct MassiveEnvelope<Row: Decodable>: Decodable {
+    var status: String?
+    var results: [Row]?
+    private enum Keys: String, CodingKey { case status, results }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        status = try? c.decodeIfPresent(String.self, forKey: .status)
+        if let many = try? c.decodeIfPresent([Row].self, forKey: .results) {
+            results = many
+        } else if let one = try? c.decodeIfPresent(Row.self, forKey: .results) {
+            results = [one]
         }
     }
 }
