@@ -2,7 +2,6 @@ import Contracts
 import Foundation
 import MarketData
 import Messaging
-import Redis
 import ResearchCore
 import Runtime
 
@@ -15,11 +14,10 @@ import Runtime
 struct PulseCommands: Sendable {
     let graphs: GraphStore
     let market: MarketDataClient
-    let redis: RedisClient
+    let cache: MemoCacheStore
     let flights = BuildFlights<Outcome>()
     let logger: Logger
 
-    static let ttl: Duration = .seconds(86_400)
     static let needsMassive = "demand pulse needs MASSIVE_API_KEY to read its buyers' statements"
 
     func get(_ command: PulseCommand) async throws -> Reply {
@@ -105,17 +103,10 @@ struct PulseCommands: Sendable {
 
     /// The cached pulse, or nil when absent or unreadable.
     func cached(_ ticker: String) async -> DemandPulse? {
-        guard let bytes = try? await redis.get(ResearchMemoCache.key(.pulse, ticker)) else { return nil }
-        return try? JSONDecoder().decode(ResearchMemoCache.Entry<DemandPulse>.self, from: Data(bytes)).body
+        await cache.read(.pulse, ticker, as: DemandPulse.self)
     }
 
     private func store(_ pulse: DemandPulse) async {
-        do {
-            let entry = ResearchMemoCache.Entry(summary: pulse.summary, body: pulse)
-            _ = try await redis.set(
-                ResearchMemoCache.key(.pulse, pulse.ticker), Array(try JSONEncoder().encode(entry)), ttl: Self.ttl)
-        } catch {
-            logger.warning("pulse not cached", [LogKeys.error: "\(error)"])
-        }
+        await cache.write(.pulse, pulse.ticker, summary: pulse.summary, body: pulse)
     }
 }

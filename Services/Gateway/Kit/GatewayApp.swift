@@ -108,7 +108,15 @@ package enum GatewayApp {
                         quota: AgentQuota(
                             users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
                         logger: logger
-                    ).route
+                    ).route,
+                    EnvironmentRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        metering: LayerMetering(
+                            quota: AgentQuota(
+                                users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+                                logger: logger),
+                            logger: logger)
+                    ).route,
                 ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(

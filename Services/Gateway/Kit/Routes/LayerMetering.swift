@@ -8,6 +8,13 @@ struct LayerMetering: Sendable {
     let quota: any GenerationQuota
     let logger: Logger
 
+    /// The response without the Research service's markers (`X-Pulse`, `X-Environment`, `X-Research-Turn`).
+    static func clean(_ response: HTTPResponse) -> HTTPResponse {
+        var copy = response
+        copy.headers.removeAll { ["x-pulse", "x-environment", "x-research-turn"].contains($0.0.lowercased()) }
+        return copy
+    }
+
     func charge(_ built: HTTPResponse, kind: String, _ context: RouteContext) async {
         guard built.status == 200, GraphRoute.header(built, "X-Research-Turn") == "new" else { return }
         let who = context.caller

@@ -27,7 +27,7 @@ struct PulseRoute: Sendable {
             if let refused = await quota.check(who) { return refused }
             let built = await ask(ticker, generate: true, context)
             await LayerMetering(quota: quota, logger: logger).charge(built, kind: "pulse", context)
-            return Self.clean(built)
+            return LayerMetering.clean(built)
         }
     }
 
@@ -35,12 +35,5 @@ struct PulseRoute: Sendable {
         await caller.call(
             .research, PulseCommand.name, key: ticker, command: PulseCommand(ticker: ticker, generate: generate),
             budget: generate ? generateBudget : budget, requestId: context.requestId)
-    }
-
-    /// Without the service's markers.
-    static func clean(_ response: HTTPResponse) -> HTTPResponse {
-        var copy = response
-        copy.headers.removeAll { ["x-pulse", "x-research-turn"].contains($0.0.lowercased()) }
-        return copy
     }
 }
