@@ -174,7 +174,7 @@ let package = Package(
             [
                 "ServiceKit", "Messaging", "OpenRouter", "Exa", "HTTPClient", "Postgres", "Redis", "Crypto",
                 "Contracts",
-                "Runtime", "ResearchCore", "CCairo", "Finance",
+                "Runtime", "ResearchCore", "CCairo", "Finance", "MarketData",
             ], libraries: ["Core"]),
         serviceLibrary("ResearchCore", in: "Research", folder: "Core", ["Finance", "Contracts"]),
         service(

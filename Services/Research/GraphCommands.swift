@@ -73,18 +73,5 @@ extension Reply {
     }
 }
 
-/// One extraction per ticker at a time in this replica: the first caller starts it, later callers await its outcome.
-actor GraphFlights {
-    private var running: [String: Task<GraphExtractor.Outcome, Never>] = [:]
-
-    func run(_ ticker: String, _ work: @escaping @Sendable () async -> GraphExtractor.Outcome) async
-        -> (GraphExtractor.Outcome, started: Bool)
-    {
-        if let task = running[ticker] { return (await task.value, false) }
-        let task = Task { await work() }
-        running[ticker] = task
-        let outcome = await task.value
-        running[ticker] = nil
-        return (outcome, true)
-    }
-}
+/// One extraction per ticker at a time in this replica.
+typealias GraphFlights = BuildFlights<GraphExtractor.Outcome>

@@ -16,6 +16,8 @@ struct ResearchCommands: Sendable {
     let packets: PacketCommands
     let graph: GraphCommands
     let cockpit: CockpitRanker
+    let pulse: PulseCommands
+    let environment: EnvironmentCommands
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
@@ -26,6 +28,8 @@ struct ResearchCommands: Sendable {
         case PacketReadCommand.name: try await packets.read(decode(command))
         case GraphCommand.name: try await graph.get(decode(command), deadline: command.deadline)
         case CockpitCommand.name: await cockpit.rank(try decode(command), deadline: command.deadline)
+        case PulseCommand.name: try await pulse.get(decode(command))
+        case EnvironmentCommand.name: try await environment.get(decode(command), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -1,6 +1,7 @@
 import Contracts
 import Exa
 import Foundation
+import MarketData
 import Messaging
 import OpenRouter
 import Postgres
@@ -29,18 +30,29 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     }
     let memos = MemoRenderer()
     let packets = PacketStore(db: db)
+    let graphs = GraphStore(db: db)
+    let memoCache = MemoCacheStore(redis: redis, logger: logger)
+    let market = MarketDataClient.fromEnvironment(env, http: context.http, logger: logger)
+    if market.configuration.massiveAPIKey == nil {
+        logger.info("MASSIVE_API_KEY is not set: a demand pulse with buyers to look up answers 503")
+    }
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
         answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger),
         memos: memos, packets: PacketCommands(store: packets, memos: memos),
         graph: GraphCommands(
-            store: GraphStore(db: db),
+            store: graphs,
             extractor: GraphExtractor(
                 underlyingURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http,
                 exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter),
             redis: redis, logger: logger),
         cockpit: CockpitRanker(
             baseURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http),
+        pulse: PulseCommands(graphs: graphs, market: market, cache: memoCache, logger: logger),
+        environment: EnvironmentCommands(
+            fred: FredClient.fromEnvironment(env, http: context.http, logger: logger),
+            exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter,
+            cache: memoCache, logger: logger),
         context: context)
     return [
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),

@@ -109,6 +109,22 @@ package enum GatewayApp {
                     ).route
                 ]
                 + [CockpitRoute(caller: caller, budget: budgets.agent).route]
+                + [
+                    PulseRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        quota: AgentQuota(
+                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                        logger: logger
+                    ).route,
+                    EnvironmentRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
+                        metering: LayerMetering(
+                            quota: AgentQuota(
+                                users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+                                logger: logger),
+                            logger: logger)
+                    ).route,
+                ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(
                     caller: caller, budget: budgets.standard,

@@ -195,7 +195,7 @@ public final class MarketDataClient: Sendable {
     }
 
     /// One GET; the body of a 2xx answer, or nil (logged and counted).
-    private func get(provider: MarketDataProvider, kind: String, url: String) async -> [UInt8]? {
+    func get(provider: MarketDataProvider, kind: String, url: String) async -> [UInt8]? {
         var request = HTTPClientRequest(url: url)
         request.headers = [("Accept", "application/json")]
         switch provider {

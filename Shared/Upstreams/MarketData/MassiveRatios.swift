@@ -46,16 +46,6 @@ public struct FinancialRatios: Sendable, Equatable, Codable {
 /// absent. Nil when the body is not a ratios response or has no usable ratio.
 enum MassiveRatios {
     static func ratios(from body: [UInt8]) -> FinancialRatios? {
-        struct Envelope: Decodable {
-            var status: String?
-            var results: [Row]?
-            private enum Keys: String, CodingKey { case status, results }
-            init(from decoder: any Decoder) throws {
-                let c = try decoder.container(keyedBy: Keys.self)
-                status = try? c.decodeIfPresent(String.self, forKey: .status)
-                results = try? c.decodeIfPresent([Row].self, forKey: .results)
-            }
-        }
         struct Row: Decodable {
             var values: [String: Double] = [:]
             var date: String?
@@ -76,7 +66,7 @@ enum MassiveRatios {
                 }
             }
         }
-        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(body)),
+        guard let envelope = try? JSONDecoder().decode(MassiveEnvelope<Row>.self, from: Data(body)),
             envelope.status?.uppercased() != "ERROR", let row = envelope.results?.first
         else { return nil }
         let v = row.values

@@ -31,15 +31,7 @@ struct GraphRoute: Sendable {
             if let refused = await quota.check(who) { return stale ?? refused }
             let generated = await ask(ticker, generate: true, context)
             if generated.status >= 500, let stale { return stale }
-            if generated.status == 200, Self.header(generated, "X-Research-Turn") == "new" {
-                do {
-                    try await quota.record(userId: who.session?.userId, deviceId: who.deviceId, kind: "graph")
-                } catch {
-                    logger.warning(
-                        "usage not recorded",
-                        [LogKeys.requestId: .string(context.requestId), LogKeys.error: "\(error)"])
-                }
-            }
+            await LayerMetering(quota: quota, logger: logger).charge(generated, kind: "graph", context)
             return Self.clean(generated)
         }
     }
