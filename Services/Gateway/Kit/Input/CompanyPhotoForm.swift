@@ -70,9 +70,11 @@ struct CompanyPhotoForm: Sendable {
                 image: image.data, location: location, exifTimestamp: timestamp?.isEmpty == true ? nil : timestamp))
     }
 
-    /// The path's company id trimmed and upper-cased (the finds' identity); nil when empty or longer than 64.
+    /// The path's company id trimmed and upper-cased (the finds' identity); nil when empty or when the path held more
+    /// than 64 code points (counted as the document's `maxLength` counts them, not as characters).
     static func companyId(_ raw: String?) -> String? {
-        let id = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
-        return id.isEmpty || id.count > 64 ? nil : id
+        guard let raw, raw.unicodeScalars.count <= 64 else { return nil }
+        let id = raw.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        return id.isEmpty ? nil : id
     }
 }
