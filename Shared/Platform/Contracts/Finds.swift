@@ -72,9 +72,14 @@ public struct RecordFindInput: Codable, Sendable, Equatable {
 
     /// The contract's field rules; nil when valid, else the reason.
     public var validationError: String? {
-        if !brand.contains(where: { !$0.isWhitespace }) || brand.count > 200 { return "brand must be 1-200 chars" }
-        if let ticker, ticker.isEmpty || ticker.count > 32 { return "ticker must be 1-32 chars" }
-        if let comparable, comparable.isEmpty || comparable.count > 32 { return "comparable must be 1-32 chars" }
+        // Lengths in code points, as the document's maxLength counts them (not grapheme clusters).
+        if !brand.contains(where: { !$0.isWhitespace }) || brand.unicodeScalars.count > 200 {
+            return "brand must be 1-200 chars"
+        }
+        if let ticker, ticker.isEmpty || ticker.unicodeScalars.count > 32 { return "ticker must be 1-32 chars" }
+        if let comparable, comparable.isEmpty || comparable.unicodeScalars.count > 32 {
+            return "comparable must be 1-32 chars"
+        }
         if let lat, !(lat.isFinite && (-90...90).contains(lat)) { return "lat out of range" }
         if let lng, !(lng.isFinite && (-180...180).contains(lng)) { return "lng out of range" }
         if let foundPrice, !foundPrice.isFinite { return "foundPrice must be finite" }
