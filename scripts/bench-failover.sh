@@ -8,7 +8,9 @@
 # Prints per case the 504 count and the seconds of raised p99 (0.5 s slices with p99 > RAISED_MS).
 # Usage: scripts/bench-failover.sh [seconds per case (default 16)]
 #   env RATE (100), RAISED_MS (100), BENCH_CONFIG (release), BIN (a folder of built binaries: no build),
-#   CASES (some of "kill9 sigterm static"; default all)
+#   CASES (some of "kill9 sigterm static"; default all), SETTLE (seconds the group gets to form before a case; 25),
+#   REPLICA_RDKAFKA=wheel (the replicas load the dev broker's newer librdkafka instead of Debian's 2.0.2, whose
+#   cooperative consumer loses its whole assignment when a commit meets a rebalance: librdkafka issue 4059)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -16,6 +18,9 @@ source scripts/lib/bench.sh
 DURATION=${1:-16}
 RATE=${RATE:-100}
 RAISED_MS=${RAISED_MS:-100}
+# The dev broker holds each join round for session.timeout.ms - 1 s (9 s here) unless the group was already
+# rebalancing, and a cooperative group needs two rounds after the second member joins: 12 s was not enough.
+SETTLE=${SETTLE:-25}
 
 if [ -z "${BIN:-}" ]; then bench_build .stack/bench-failover-build.log Gateway Identify DevBroker LoadGen; fi
 D=.stack/bench-failover
@@ -26,14 +31,21 @@ trap 'if [ -f "$D/restarted.pid" ]; then kill -TERM "$(cat "$D/restarted.pid")" 
 # max.poll.interval.ms ≥ session.timeout.ms, so the dev profile's 7 s goes back to its default too.
 PRODUCTION=(KAFKA_CONFIG_SESSION_TIMEOUT_MS=10000 KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS=1000
   KAFKA_CONFIG_MAX_POLL_INTERVAL_MS=300000)
-echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); ${RATE}/s on one key, binaries from $BIN"
+REPLICA_ENV=()
+if [ "${REPLICA_RDKAFKA:-}" = wheel ]; then
+  [ -n "${MAPVEST_DEV_BROKER_LIBDIR:-}" ] || { echo "bench: no wheel librdkafka for the replicas" >&2; exit 1; }
+  REPLICA_ENV=(LD_LIBRARY_PATH="$MAPVEST_DEV_BROKER_LIBDIR")
+fi
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); ${RATE}/s on one key, binaries from $BIN," \
+  "replicas on ${REPLICA_RDKAFKA:-Debian 2.0.2} librdkafka"
 
 # start_identify NAME [ENV...]: an Identify replica; sets LAST_PID and LAST_ADMIN (its admin port).
 start_identify() {
   local name=$1
   shift
   LAST_ADMIN=$(stack_free_port)
-  env "${PRODUCTION[@]}" "$@" ADMIN_PORT="$LAST_ADMIN" "$BIN/Identify" >/dev/null 2>>"$D/identify-$name.log" &
+  env "${PRODUCTION[@]}" "${REPLICA_ENV[@]}" "$@" ADMIN_PORT="$LAST_ADMIN" "$BIN/Identify" >/dev/null \
+    2>>"$D/identify-$name.log" &
   LAST_PID=$!
   pids+=("$LAST_PID")
   bench_wait_ready "$LAST_ADMIN"
@@ -67,8 +79,8 @@ run_case() {
   gateway=$!
   pids+=("$gateway")
   bench_wait_ready "$port"
-  # Both members joined and the group settled (production timings: up to a session timeout).
-  sleep 12
+  # Both members joined and the group settled (see SETTLE).
+  sleep "$SETTLE"
   comparable "http://127.0.0.1:$port" 20 3 warm-up >/dev/null
   local before_a before_b
   before_a=$(handled "$admin_a"); before_b=$(handled "$admin_b")
@@ -90,6 +102,7 @@ run_case() {
     fi
   } >/dev/null 2>&1 & comparable "http://127.0.0.1:$port" "$RATE" "$DURATION" "$name" --timeline 0.5)
   echo "$out" | head -1
+  echo "$out" >"$D/timeline-$name.txt"
   echo "$out" | awk -v name="$name" -v raised_ms="$RAISED_MS" '/t=/ { for (i = 1; i <= NF; i++) if ($i == "p99") p = $(i + 1);
       if (p + 0 > raised_ms) raised += 0.5; n = split($0, parts, "504×"); if (n > 1) { split(parts[2], c, " "); e += c[1] } }
     END { printf "== %s: %.1f s of raised p99 (0.5 s slices with p99 > %d ms), %d × 504\n", name, raised, raised_ms, e }'

@@ -106,4 +106,60 @@ struct HedgingTests {
         // Without a hedge a second reply is a plain duplicate.
         #expect(waiters.deliver(reply("a"), correlationId: "a") == .duplicate)
     }
+
+    @Test func aHedgeMadeDueNowGoesWithTheNextSweep() {
+        let waiters = ReplyWaiters()
+        let now = ContinuousClock.now
+        let sent = Atomic<Int>(0)
+        let hedge = ReplyWaiters.Hedge(at: now + .milliseconds(300)) { sent.add(1, ordering: .relaxed) }
+        _ = waiters.register("a", limit: 4, hedge: hedge)
+        waiters.hedgeNow("a", now: now + .milliseconds(5))
+        waiters.expire(now: now + .milliseconds(10))
+        #expect(sent.load(ordering: .relaxed) == 1)
+        // Unknown or already sent: nothing more goes.
+        waiters.hedgeNow("a", now: now + .milliseconds(20))
+        waiters.hedgeNow("b", now: now + .milliseconds(20))
+        waiters.expire(now: now + .seconds(1))
+        #expect(sent.load(ordering: .relaxed) == 1)
+    }
+}
+
+@Suite("Partition stalls (no broker)")
+struct PartitionStallsTests {
+    let start = ContinuousClock.now
+
+    func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
+
+    @Test func anOverdueFirstCopyStallsItsPartitionAlone() {
+        var stalls = PartitionStalls()
+        #expect(!stalls.isStalled(2))
+        stalls.overdue(2, sentAt: at(0))
+        #expect(stalls.isStalled(2))
+        #expect(!stalls.isStalled(3))
+    }
+
+    @Test func onlyAnAnswerToAReadSentSinceTheStallEndsIt() {
+        var stalls = PartitionStalls()
+        stalls.overdue(0, sentAt: at(100))
+        // Sent before the stall began (queued before the replica stopped): proves nothing about now.
+        stalls.answered(0, sentAt: at(90))
+        #expect(stalls.isStalled(0))
+        // Another partition's answer proves nothing about this one.
+        stalls.answered(1, sentAt: at(600))
+        #expect(stalls.isStalled(0))
+        // A read sent later, answered from this partition: it is served again.
+        stalls.answered(0, sentAt: at(600))
+        #expect(!stalls.isStalled(0))
+    }
+
+    @Test func theStallDatesFromItsOldestOverdueCopy() {
+        var stalls = PartitionStalls()
+        stalls.overdue(0, sentAt: at(200))
+        stalls.overdue(0, sentAt: at(100))
+        stalls.overdue(0, sentAt: at(300))
+        stalls.answered(0, sentAt: at(99))
+        #expect(stalls.isStalled(0))
+        stalls.answered(0, sentAt: at(100))
+        #expect(!stalls.isStalled(0))
+    }
 }

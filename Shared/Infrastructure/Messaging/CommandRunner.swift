@@ -22,7 +22,8 @@ import Tracing
 ///   meanwhile, so work that never succeeds here (the process stops) is redelivered, never dropped. Make it
 ///   idempotent. A partition whose message keeps failing holds its commits (and, at the in-flight cap, its intake).
 /// - Replies go to partition 0 of `mv-reply-to`, keyed by the correlation id, with `mv-correlation-id`,
-///   `mv-status`, `mv-queued-ms` (how long the command waited before its handler started) and an `mv-h-<name>`
+///   `mv-status`, `mv-partition` (the command's partition), `mv-queued-ms` (how long the command waited before its
+///   handler started) and an `mv-h-<name>`
 ///   header per reply header.
 public final class CommandRunner: Service {
     /// The deadline given to commands that carry no budget (e.g. scheduled work).
@@ -153,7 +154,9 @@ package struct CommandProcessor: Sendable {
             outcome = "error"
         }
         if let replyTo, let correlationId {
-            await send(reply, to: replyTo, correlationId: correlationId, queuedMs: queuedMs, fields: fields)
+            await send(
+                reply, to: replyTo, correlationId: correlationId, partition: message.partition, queuedMs: queuedMs,
+                fields: fields)
         }
         if let work = reply.afterReply { await runAfterReply(work, topicLabel: topicLabel, fields: fields) }
         MessagingMetrics.commands(topic: topicLabel, outcome: outcome).increment()
@@ -197,12 +200,14 @@ package struct CommandProcessor: Sendable {
     }
 
     private func send(
-        _ reply: Reply, to replyTo: String, correlationId: String, queuedMs: Int64? = nil, fields: [String: LogValue]
+        _ reply: Reply, to replyTo: String, correlationId: String, partition: Int32? = nil, queuedMs: Int64? = nil,
+        fields: [String: LogValue]
     ) async {
         var headers = [
             KafkaHeader(MessageHeaders.correlationId, correlationId),
             KafkaHeader(MessageHeaders.status, String(reply.status)),
         ]
+        if let partition { headers.append(KafkaHeader(MessageHeaders.partition, String(partition))) }
         if let queuedMs { headers.append(KafkaHeader(MessageHeaders.queuedMs, String(queuedMs))) }
         for (name, value) in reply.headers {
             headers.append(KafkaHeader(MessageHeaders.httpHeaderPrefix + name.lowercased(), value))

@@ -25,7 +25,8 @@ public struct HedgeSettings: Sendable {
     }
 }
 
-/// Per-command hedge delays under one lock, and the choice of the second copy's partition.
+/// Per-command hedge delays under one lock, per-topic partition stalls (`PartitionStalls`), and the choice of the
+/// second copy's partition.
 final class Hedger: Sendable {
     let settings: HedgeSettings
     /// Partition counts of the topics commands go to, read from the cluster's metadata at start: a hedge goes only
@@ -34,6 +35,8 @@ final class Hedger: Sendable {
     private let delays = Mutex<[String: HedgeDelay]>([:])
     /// One budget for all hedged commands: hedges stay about a tenth of hedgeable requests.
     private let budget = Mutex(HedgeBudget())
+    /// Partitions whose first copies stopped answering, per topic.
+    private let stalls = Mutex<[String: PartitionStalls]>([:])
 
     init(settings: HedgeSettings, partitionCounts: [String: Int32]) {
         self.settings = settings
@@ -48,9 +51,26 @@ final class Hedger: Sendable {
         return delays.withLock { $0[command]?.delay } ?? settings.policy.initial
     }
 
-    /// Whether a due hedge may go out (`HedgeBudget`); false means this request waits for its first copy alone.
-    func mayHedge() -> Bool {
-        budget.withLock { $0.spend() }
+    /// Whether a due hedge may go out: always when `aroundStall` (the first copy's partition is stalled and the hedge
+    /// goes to partitions that are not: its only way to an answer), otherwise within the `HedgeBudget`; false means
+    /// this request waits for its first copy alone.
+    func mayHedge(aroundStall: Bool) -> Bool {
+        aroundStall || budget.withLock { $0.spend() }
+    }
+
+    /// The first copy, sent to `partition` of `topic` at `sentAt`, is still unanswered at its hedge delay.
+    func overdue(topic: String, partition: Int32, sentAt: ContinuousClock.Instant) {
+        stalls.withLock { $0[topic, default: PartitionStalls()].overdue(partition, sentAt: sentAt) }
+    }
+
+    /// `partition` of `topic` answered a read whose first copy was sent at `sentAt`.
+    func answered(topic: String, partition: Int32, sentAt: ContinuousClock.Instant) {
+        stalls.withLock { $0[topic]?.answered(partition, sentAt: sentAt) }
+    }
+
+    /// Whether `partition` of `topic` is stalled (`PartitionStalls`): a read landing there is hedged at once.
+    func isStalled(topic: String, partition: Int32) -> Bool {
+        stalls.withLock { $0[topic]?.isStalled(partition) ?? false }
     }
 
     /// Records how long a request of `command` waited for its reply.
@@ -65,19 +85,31 @@ final class Hedger: Sendable {
     /// that the hedge reaches another replica whether the group spread the partitions round-robin (neighbours
     /// differ) or in ranges (halves differ). When the first copy's delivery has not been reported yet (its
     /// partition unknown, a slow broker), every partition: one of them is certainly another replica's.
-    func partitions(of topic: String, awayFrom first: Int32?) -> [Int32] {
+    /// Stalled partitions are left out unless every candidate is stalled (a whole service slow): `answering` says
+    /// whether the partitions returned are the ones not stalled.
+    func partitions(of topic: String, awayFrom first: Int32?) -> (partitions: [Int32], answering: Bool) {
         let count = partitionCounts[topic, default: 1]
-        guard count > 1 else { return [] }
-        guard let first, first >= 0, first < count else { return Array(0..<count) }
-        let next = (first + 1) % count
-        let opposite = (first + count / 2) % count
-        return opposite == next || opposite == first ? [next] : [next, opposite]
+        guard count > 1 else { return ([], false) }
+        let candidates: [Int32]
+        if let first, first >= 0, first < count {
+            let next = (first + 1) % count
+            let opposite = (first + count / 2) % count
+            candidates = opposite == next || opposite == first ? [next] : [next, opposite]
+        } else {
+            candidates = Array(0..<count)
+        }
+        let answering = stalls.withLock { all in candidates.filter { !(all[topic]?.isStalled($0) ?? false) } }
+        return answering.isEmpty ? (candidates, false) : (answering, true)
     }
 }
 
-/// The partition the first copy of a hedgeable request landed on, from its delivery report (-1 until known).
+/// The first copy of a hedgeable request: when it was sent, and the partition it landed on (from its delivery report,
+/// -1 until known).
 final class FirstCopy: Sendable {
+    let sentAt: ContinuousClock.Instant
     private let value = Atomic<Int32>(-1)
+
+    init(sentAt: ContinuousClock.Instant) { self.sentAt = sentAt }
 
     func landed(on partition: Int32) { value.store(partition, ordering: .relaxed) }
 

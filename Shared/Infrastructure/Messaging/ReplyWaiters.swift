@@ -152,6 +152,14 @@ package final class ReplyWaiters: Sendable {
         for id in due { resolve(id, .timedOut) }
     }
 
+    /// Makes `id`'s hedge due now (the next sweep sends it) if it is still pending.
+    package func hedgeNow(_ id: String, now: ContinuousClock.Instant = .now) {
+        state.withLock { s in
+            guard let hedge = s.hedges[id] else { return }
+            s.hedges[id] = Hedge(at: now, send: hedge.send)
+        }
+    }
+
     /// Waits for `id`'s outcome; cancellation of the waiting task resolves it as `.cancelled`.
     package func wait(_ id: String) async -> Outcome {
         await withTaskCancellationHandler {

@@ -3,8 +3,9 @@ import Kafka
 import Runtime
 
 extension RequestReplyClient {
-    /// The hedge of an idempotent read (copies to other partitions), sent by the deadline sweep at the command's hedge delay unless the
-    /// request was answered by then; nil for commands with side effects or when hedging is off.
+    /// The hedge of an idempotent read (copies to other partitions), sent by the deadline sweep at the command's hedge
+    /// delay unless the request was answered by then, or at once when the first copy landed on a stalled partition
+    /// (`PartitionStalls`); nil for commands with side effects or when hedging is off.
     func hedge(
         _ command: OutgoingCommand, topic: String, headers: [KafkaHeader], deadline: ContinuousClock.Instant,
         firstCopy: FirstCopy
@@ -15,7 +16,12 @@ extension RequestReplyClient {
         return ReplyWaiters.Hedge(at: .now + delay) {
             let remainingMs = Int64((deadline - ContinuousClock.now) / .milliseconds(1))
             guard remainingMs > 0 else { return }
-            guard hedger.mayHedge() else {
+            let first = firstCopy.partition
+            let stalled = first.map { hedger.isStalled(topic: topic, partition: $0) } ?? false
+            // Due at its delay (a stalled partition's reads are hedged at once): the first copy is overdue.
+            if let first, !stalled { hedger.overdue(topic: topic, partition: first, sentAt: firstCopy.sentAt) }
+            let targets = hedger.partitions(of: topic, awayFrom: first)
+            guard hedger.mayHedge(aroundStall: stalled && targets.answering) else {
                 MessagingMetrics.hedges(service: service, outcome: "over_budget").increment()
                 return
             }
@@ -26,7 +32,7 @@ extension RequestReplyClient {
                 default: header
                 }
             }
-            for partition in hedger.partitions(of: topic, awayFrom: firstCopy.partition) {
+            for partition in targets.partitions {
                 do {
                     // Its delivery report changes nothing: the first copy still waits, whatever becomes of this one.
                     try producer.enqueue(

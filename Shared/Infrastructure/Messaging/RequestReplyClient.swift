@@ -17,7 +17,8 @@ import Synchronization
 ///
 /// Hedging: an idempotent read (`OutgoingCommand.isIdempotentRead`) still unanswered after its command's hedge delay
 /// (`HedgeDelay`: p95 of recent latencies, floored and capped) is sent again, same correlation id, to other
-/// partitions (`HedgeSettings`); the first reply wins and the others are dropped and counted (`hedge_loser`).
+/// partitions (`HedgeSettings`); the first reply wins and the others are dropped and counted (`hedge_loser`). A read
+/// whose first copy lands on a partition that stopped answering is hedged at once (`PartitionStalls`).
 public final class RequestReplyClient: Service {
     public let name: String
     /// The topic this instance reads replies from.
@@ -159,8 +160,9 @@ public final class RequestReplyClient: Service {
             KafkaHeader(MessageHeaders.sentAtMs, String(Timestamp.nowMillis())),
             KafkaHeader(MessageHeaders.command, command.name),
         ]
-        let firstCopy = FirstCopy()
+        let firstCopy = FirstCopy(sentAt: started)
         let hedge = hedge(command, topic: topic, headers: headers, deadline: deadline, firstCopy: firstCopy)
+        let hedgeable = hedge != nil
         switch waiters.register(
             correlationId, limit: closing.load(ordering: .acquiring) ? 0 : maxInFlight, timeout: (budget, deadline),
             hedge: hedge)
@@ -181,10 +183,14 @@ public final class RequestReplyClient: Service {
         do {
             try producer.enqueue(
                 topic: topic, key: command.key.map { Array($0.utf8) }, value: command.body, headers: headers
-            ) { [waiters] result in
+            ) { [waiters, hedger] result in
                 switch result {
                 case .success(let delivery):
                     firstCopy.landed(on: delivery.partition)
+                    // A stalled partition: the hedge goes with the next sweep instead of after the hedge delay.
+                    if hedgeable, hedger.isStalled(topic: topic, partition: delivery.partition) {
+                        waiters.hedgeNow(correlationId)
+                    }
                 // Only a delivery that certainly did not reach the broker is "not done"; one that may have (timed
                 // out after sending) waits for its reply until the budget, then is a 504 (unknown), never a 503.
                 case .failure(let error) where !error.possiblyDelivered:
@@ -212,7 +218,12 @@ public final class RequestReplyClient: Service {
                 queued: message.header(MessageHeaders.queuedMs).flatMap { Int64($0) }.map { .milliseconds($0) })
             MessagingMetrics.requests(service: service, outcome: "reply").increment()
             MessagingMetrics.requestDuration(service: service).observe(since: started)
-            if command.isIdempotentRead { hedger.observe(command.name, .now - started) }
+            if command.isIdempotentRead {
+                hedger.observe(command.name, .now - started)
+                if hedgeable, let partition = message.header(MessageHeaders.partition).flatMap({ Int32($0) }) {
+                    hedger.answered(topic: topic, partition: partition, sentAt: started)
+                }
+            }
             return KafkaTracing.receive(message) { Self.reply(from: message, logger: logger) }
         case .timedOut:
             completion = .timedOut

@@ -45,6 +45,8 @@ public enum MessageHeaders {
     public static let status = "mv-status"
     /// A reply's queueing delay in ms: from the command's `sentAtMs` to its handler's start (admission control).
     public static let queuedMs = "mv-queued-ms"
+    /// A reply's source: the command topic partition its command was consumed from (the gateway's `PartitionStalls`).
+    public static let partition = "mv-partition"
     /// Prefix of reply headers that the gateway copies onto the HTTP response (`mv-h-cache-control`).
     public static let httpHeaderPrefix = "mv-h-"
     /// Dead-letter headers: why the message was rejected and where it came from.
