@@ -32,7 +32,7 @@ let arguments = CommandLine.arguments
 let logger = Logger(label: "bench-briefs", level: .warning)
 
 func fakes(latency: Duration, envFile: String, previousClose: Double) async throws {
-    let massive = try FakeUpstream { request in
+    let massive = try FakeUpstream(keepsRequests: false) { request in
         if request.path.hasPrefix("/v2/snapshot/") {
             let symbol = request.path.split(separator: "/").last.map(String.init) ?? "X"
             let body = """
@@ -48,11 +48,12 @@ func fakes(latency: Duration, envFile: String, previousClose: Double) async thro
             """
         return .json(200, raw: Array(body.utf8))
     }
-    let openRouter = try FakeUpstream { _ in
+    // Each answer is encoded once: Foundation's JSONSerialization per request grew this process by ~5 kB a
+    // request and took most of a core at 100,000 users.
+    let brief = modelAnswer(content: #"{"headline":"The tape holds","body":"A quiet session for the list."}"#)
+    let openRouter = try FakeUpstream(keepsRequests: false) { _ in
         try? await Task.sleep(for: latency)
-        let content = #"{"headline":"The tape holds","body":"A quiet session for the list."}"#
-        let body = try? JSONSerialization.data(withJSONObject: ["choices": [["message": ["content": content]]]])
-        return .json(200, raw: Array(body ?? Data()))
+        return .json(200, raw: brief)
     }
     let env = """
         export MARKET_DATA_PRIMARY=massive MASSIVE_API_KEY=bench MASSIVE_BASE_URL=\(massive.baseURL)
@@ -60,6 +61,11 @@ func fakes(latency: Duration, envFile: String, previousClose: Double) async thro
         """
     try env.write(toFile: envFile, atomically: true, encoding: .utf8)
     while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+/// An OpenRouter chat completion whose one choice's message is `content`, encoded.
+func modelAnswer(content: String) -> [UInt8] {
+    Array((try? JSONEncoder().encode(["choices": [["message": ["content": content]]]])) ?? Data())
 }
 
 func seed(users: Int, prefix: String) async throws {
@@ -145,12 +151,12 @@ func morning(users: Int, prefix: String) async throws {
 }
 
 func localFakes(latency: Duration, envFile: String) async throws {
-    let nominatim = try FakeUpstream { _ in
+    let nominatim = try FakeUpstream(keepsRequests: false) { _ in
         try? await Task.sleep(for: latency)
         let body = #"{"address":{"suburb":"Bench Heights","city":"Benchton","state":"Nevada","postcode":"89000"}}"#
         return .json(200, raw: Array(body.utf8))
     }
-    let overpass = try FakeUpstream { _ in
+    let overpass = try FakeUpstream(keepsRequests: false) { _ in
         try? await Task.sleep(for: latency)
         let body = """
             {"elements":[{"type":"node","id":1,"lat":0,"lon":0,"tags":{"name":"Starbucks","brand":"Starbucks","amenity":"cafe"}},\
@@ -158,7 +164,7 @@ func localFakes(latency: Duration, envFile: String) async throws {
             """
         return .json(200, raw: Array(body.utf8))
     }
-    let exa = try FakeUpstream { _ in
+    let exa = try FakeUpstream(keepsRequests: false) { _ in
         try? await Task.sleep(for: latency)
         let body = """
             {"results":[{"title":"Benchton economy","url":"https://news.example/a","highlights":["Jobs grew."]},\
@@ -166,16 +172,14 @@ func localFakes(latency: Duration, envFile: String) async throws {
             """
         return .json(200, raw: Array(body.utf8))
     }
-    let openRouter = try FakeUpstream { _ in
+    let paragraphs = [
+        "Bench Heights mixes cafés such as $SBUX with shops.", "Jobs grew.", "Permits eased. Tailwinds: traffic.",
+    ]
+    let brief = modelAnswer(
+        content: String(decoding: (try? JSONEncoder().encode(["paragraphs": paragraphs])) ?? Data(), as: UTF8.self))
+    let openRouter = try FakeUpstream(keepsRequests: false) { _ in
         try? await Task.sleep(for: latency)
-        let paragraphs = [
-            "Bench Heights mixes cafés such as $SBUX with shops.", "Jobs grew.", "Permits eased. Tailwinds: traffic.",
-        ]
-        let content = String(
-            decoding: (try? JSONSerialization.data(withJSONObject: ["paragraphs": paragraphs])) ?? Data(), as: UTF8.self
-        )
-        let body = try? JSONSerialization.data(withJSONObject: ["choices": [["message": ["content": content]]]])
-        return .json(200, raw: Array(body ?? Data()))
+        return .json(200, raw: brief)
     }
     let env = """
         export NOMINATIM_BASE_URL=\(nominatim.baseURL) OVERPASS_URLS=\(overpass.baseURL)/api/interpreter

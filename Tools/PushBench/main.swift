@@ -28,7 +28,7 @@ let schema = "push_bench_\(UInt32.random(in: 0...UInt32.max))"
 /// The Expo fake: counts messages without decoding them and answers `ok` tickets.
 let handedOff = Atomic<Int>(0)
 let okTicket = Array(#"{"status":"ok","id":"bench-ticket"}"#.utf8)
-let expo = try FakeUpstream { request in
+let expo = try FakeUpstream(keepsRequests: false) { request in
     var count = 0
     let needle = Array(#""to":"#.utf8)
     let body = request.body
@@ -76,21 +76,25 @@ func replicas(_ n: Int, pace: Int) async throws -> [PushRuntime] {
 // Seed: one opted-in physical token per user (claims first, so the mute trigger leaves the rows alone).
 let seedPool = try await PostgresPool.make(url: postgresURL, size: 2, logger: logger)
 try await PushSchema(name: schema).bootstrap(seedPool, logger: logger)
-let maxTokens = max(tokenCount, pacedTokens)
-try await seedPool.execute(
-    """
-    INSERT INTO \(unescaped: schema).push_token_claims (expo_token, token_id, user_id)
-    SELECT 'ExponentPushToken[bench-' || g || ']', 'push_' || md5(g::text), 'usr_bench_' || g FROM generate_series(1, \(maxTokens)) g
-    """)
-try await seedPool.execute(
-    """
-    INSERT INTO \(unescaped: schema).push_tokens (id, user_id, expo_token, prefs)
-    SELECT 'push_' || md5(g::text), 'usr_bench_' || g, 'ExponentPushToken[bench-' || g || ']',
-           '{"notifications_enabled": true, "identify_done": true}'::jsonb
-      FROM generate_series(1, \(maxTokens)) g
-    """)
-try await seedPool.withConnection {
-    try await $0.simpleQuery("ANALYZE \(schema).push_tokens; ANALYZE \(schema).push_token_claims")
+
+/// Adds users `usr_bench_<first…last>`, each with one opted-in physical token.
+func seedTokens(_ first: Int, _ last: Int) async throws {
+    try await seedPool.execute(
+        """
+        INSERT INTO \(unescaped: schema).push_token_claims (expo_token, token_id, user_id)
+        SELECT 'ExponentPushToken[bench-' || g || ']', 'push_' || md5(g::text), 'usr_bench_' || g
+          FROM generate_series(\(first), \(last)) g
+        """)
+    try await seedPool.execute(
+        """
+        INSERT INTO \(unescaped: schema).push_tokens (id, user_id, expo_token, prefs)
+        SELECT 'push_' || md5(g::text), 'usr_bench_' || g, 'ExponentPushToken[bench-' || g || ']',
+               '{"notifications_enabled": true, "identify_done": true}'::jsonb
+          FROM generate_series(\(first), \(last)) g
+        """)
+    try await seedPool.withConnection {
+        try await $0.simpleQuery("ANALYZE \(schema).push_tokens; ANALYZE \(schema).push_token_claims")
+    }
 }
 
 /// Sum and count per batch step, from the dispatcher's own histogram (`push_batch_phase_seconds`).
@@ -165,6 +169,46 @@ func run(_ label: String, replicas: [PushRuntime], tokens: Int) async {
     print("    mean ms per batch step: " + steps.joined(separator: ", "))
 }
 
+/// This process's peak resident set (`VmHWM`, kB); `resetPeak` starts a new peak (`/proc/self/clear_refs` 5).
+func peakRSSKilobytes(resetPeak: Bool = false) -> Int {
+    if resetPeak { try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8) }
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+}
+
+/// The fan-out's scale curve (`BENCH_SCALE="1000 10000 100000"`): for each size, the table grows to that many
+/// tokens and one dispatcher replica (pace lifted) delivers one request per 100 of them; prints tokens/s, the
+/// Postgres statements per token (`pg_stat_statements`, so Postgres must preload it) and the process's peak RSS
+/// during the delivery (dispatcher and Expo fake together).
+func scaleCurve(_ sizes: [Int]) async throws {
+    try await seedPool.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    print("push scale curve: 1 replica, pace lifted, \(requestsInFlight) requests in flight, handoffs \(handoffs)")
+    var seeded = 0
+    for size in sizes where size > seeded {
+        try await seedTokens(seeded + 1, size)
+        seeded = size
+        let one = try await replicas(1, pace: 0)
+        _ = try await seedPool.query("SELECT pg_stat_statements_reset()")
+        _ = peakRSSKilobytes(resetPeak: true)
+        await run("\(size) tokens", replicas: one, tokens: size)
+        let peak = peakRSSKilobytes()
+        // This tool's own statements (the reset, this read) are left out by their text.
+        let statements = try await seedPool.query(
+            """
+            SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query FROM pg_stat_statements
+            WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC
+            """)
+        let calls = statements.compactMap { $0.int("calls") }.reduce(0, +)
+        print(
+            String(
+                format: "    Postgres %ld statements, %.3f per token; peak RSS %.1f MB", calls,
+                Double(calls) / Double(size), Double(peak) / 1024))
+        for row in statements.prefix(4) { print("      \(row.int("calls") ?? 0) × \(row.string("query") ?? "")") }
+        for r in one { await r.close() }
+    }
+}
+
 if env.get("BENCH_DIAG") == "1" {
     let pool = try await PostgresPool.make(url: postgresURL, size: 1, logger: logger)
     for label in ["select 1", "select 1 (params)"] {
@@ -184,18 +228,23 @@ if env.get("BENCH_DIAG") == "1" {
         print("same connection", (ContinuousClock.now - t0) / 200)
     }
 }
-print(
-    "push bench: \(tokenCount) tokens unpaced, \(pacedTokens) paced; 100 per request; \(requestsInFlight) requests in flight "
-        + "per replica; PUSH_MAX_CONCURRENT_HANDOFFS=\(handoffs)")
-let one = try await replicas(1, pace: 0)
-await run("1 replica, pace lifted", replicas: one, tokens: tokenCount)
-for r in one { await r.close() }
-let three = try await replicas(3, pace: 0)
-await run("3 replicas, pace lifted", replicas: three, tokens: tokenCount)
-for r in three { await r.close() }
-let paced = try await replicas(3, pace: 600)
-await run("3 replicas, pace 600/s", replicas: paced, tokens: pacedTokens)
-for r in paced { await r.close() }
+if let sizes = env.get("BENCH_SCALE") {
+    try await scaleCurve(sizes.split(separator: " ").compactMap { Int($0) })
+} else {
+    try await seedTokens(1, max(tokenCount, pacedTokens))
+    print(
+        "push bench: \(tokenCount) tokens unpaced, \(pacedTokens) paced; 100 per request; \(requestsInFlight) requests in flight "
+            + "per replica; PUSH_MAX_CONCURRENT_HANDOFFS=\(handoffs)")
+    let one = try await replicas(1, pace: 0)
+    await run("1 replica, pace lifted", replicas: one, tokens: tokenCount)
+    for r in one { await r.close() }
+    let three = try await replicas(3, pace: 0)
+    await run("3 replicas, pace lifted", replicas: three, tokens: tokenCount)
+    for r in three { await r.close() }
+    let paced = try await replicas(3, pace: 600)
+    await run("3 replicas, pace 600/s", replicas: paced, tokens: pacedTokens)
+    for r in paced { await r.close() }
+}
 
 try await seedPool.withConnection { try await $0.simpleQuery("DROP SCHEMA \(schema) CASCADE") }
 await seedPool.close()
