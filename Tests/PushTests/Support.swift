@@ -122,11 +122,17 @@ final class FakeExpo: Sendable {
     private final class State: Sendable {
         let sent = Mutex<[SentMessage]>([])
         let sendRequests = Mutex<Int>(0)
-        let behavior: Mutex<Behavior>
+        /// Boxed: a closure held directly in a `Mutex` gains reabstraction thunks on every `withLock` write-back.
+        let behavior: Mutex<BehaviorBox>
         let receipts = Mutex<[String: String]>([:])
         let receiptCalls = Mutex<[[String]]>([])
         let ticketCounter = Atomic<Int>(0)
-        init(_ behavior: @escaping Behavior) { self.behavior = Mutex(behavior) }
+        init(_ behavior: @escaping Behavior) { self.behavior = Mutex(BehaviorBox(behavior)) }
+    }
+
+    private final class BehaviorBox: Sendable {
+        let answer: Behavior
+        init(_ answer: @escaping Behavior) { self.answer = answer }
     }
 
     init(_ behavior: @escaping Behavior = FakeExpo.ok) throws {
@@ -165,7 +171,7 @@ final class FakeExpo: Sendable {
                 return n
             }
             let behavior = state.behavior.withLock { $0 }
-            let response = await behavior(messages, attempt)
+            let response = await behavior.answer(messages, attempt)
             if response.status == 200 { state.sent.withLock { $0 += messages } }
             return response
         }
@@ -176,7 +182,7 @@ final class FakeExpo: Sendable {
     var sent: [SentMessage] { state.sent.withLock { $0 } }
     var sendRequests: Int { state.sendRequests.withLock { $0 } }
     var receiptCalls: [[String]] { state.receiptCalls.withLock { $0 } }
-    func respond(_ behavior: @escaping Behavior) { state.behavior.withLock { $0 = behavior } }
+    func respond(_ behavior: @escaping Behavior) { state.behavior.withLock { $0 = BehaviorBox(behavior) } }
     func setReceipt(_ ticket: String, _ status: String) { state.receipts.withLock { $0[ticket] = status } }
     func reset() {
         state.sent.withLock { $0 = [] }
