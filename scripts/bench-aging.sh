@@ -17,7 +17,8 @@
 #   PEAK_RATE (skip the search), BURST_SECONDS (15), RECOVERY_SECONDS (10), IDLE_SECONDS (30),
 #   MAPVEST_BIN_DIR (use these binaries; default: a release build), DEV_BROKER_RETENTION_S (the dev broker's
 #   retention; 0 shows the broker without it), KAFKA_IDLE_FETCH_MAX_GAP_MS (0: consumers fetch back to back when
-#   idle, as before the idle pacer), BENCH_AGING_DIR (the run's directory, default .stack/bench-aging: two runs
+#   idle, as before the idle pacer), KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS (the same for consumers off a request's
+#   path, docs/decisions/0057-background-consumers-probe-seldom.md), BENCH_AGING_DIR (the run's directory, default .stack/bench-aging: two runs
 #   side by side, e.g. a setting and its baseline, see the same load on a shared box)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +59,8 @@ for _ in $(seq 1 600); do curl -fs "$URL/readyz" >/dev/null 2>&1 && break; sleep
 curl -fs "$URL/readyz" >/dev/null || { echo "the stack did not become ready; see $D/run-local.log"; exit 1; }
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (a shared box: other work disturbs latency)"
 echo "== dev broker retention: ${DEV_BROKER_RETENTION_S:-30} s (DEV_BROKER_RETENTION_S; 0 = none)"
-echo "== idle fetch pacer: longest gap ${KAFKA_IDLE_FETCH_MAX_GAP_MS:-100} ms (KAFKA_IDLE_FETCH_MAX_GAP_MS; 0 = off)"
+echo "== idle fetch pacer: longest gap ${KAFKA_IDLE_FETCH_MAX_GAP_MS:-100} ms (KAFKA_IDLE_FETCH_MAX_GAP_MS; 0 = off)," \
+  "off a request's path ${KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS:-1000} ms (KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS)"
 
 echo '{"brand":"Starbucks"}' >$D/comparable.json
 comparable() { # RATE SECONDS LABEL

@@ -3,6 +3,7 @@ import Exa
 import Foundation
 import HTTPClient
 import Jev
+import Kafka
 import MarketData
 import Messaging
 import OCR
@@ -97,7 +98,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         OutboxRelay.fromEnvironment(env, outbox: outbox),
         try CommandRunner(
             configuration: context.kafka, topic: Topics.identifyEffects, groupId: IdentifyEffects.groupId,
-            producer: context.producer, maxInFlight: 16, logger: logger, handler: commands.handle),
+            urgency: .background, producer: context.producer, maxInFlight: 16, logger: logger,
+            handler: commands.handle),
         UsageReporter.fromEnvironment(env, redis: redis, logger: logger),
         // Quests are paid from Identify's own find stream, in a group of their own (docs/decisions/0044-play-in-identify.md).
         try FindsRecordedConsumer(

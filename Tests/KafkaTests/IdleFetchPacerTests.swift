@@ -87,4 +87,25 @@ struct IdleFetchPacerTests {
             Environment(["MAPVEST_ENV": "dev", "KAFKA_IDLE_FETCH_MAX_GAP_MS": "250"]))
         #expect(longer.idleFetch?.maxGap == .milliseconds(250))
     }
+
+    @Test func consumersOffARequestsPathProbeLessOften() {
+        let dev = KafkaConfiguration(brokers: "k:9092", isDevelopment: true)
+        #expect(dev.idleFetch(for: .prompt) == IdleFetchPacer.Settings())
+        #expect(dev.idleFetch(for: .background) == IdleFetchPacer.Settings(maxGap: .seconds(1)))
+        #expect(KafkaConfiguration(brokers: "k:9092").idleFetch(for: .background) == nil)
+        let set = KafkaConfiguration.fromEnvironment(
+            Environment(["MAPVEST_ENV": "dev", "KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS": "3000"]))
+        #expect(set.idleFetch(for: .background)?.maxGap == .seconds(3))
+        #expect(set.idleFetch(for: .prompt)?.maxGap == .milliseconds(100))
+        // Never shorter than the prompt consumers' gap; off with the pacer.
+        let shorter = KafkaConfiguration.fromEnvironment(
+            Environment([
+                "MAPVEST_ENV": "dev", "KAFKA_IDLE_FETCH_MAX_GAP_MS": "400",
+                "KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS": "200",
+            ]))
+        #expect(shorter.idleFetch(for: .background)?.maxGap == .milliseconds(400))
+        let off = KafkaConfiguration.fromEnvironment(
+            Environment(["MAPVEST_ENV": "dev", "KAFKA_IDLE_FETCH_MAX_GAP_MS": "0"]))
+        #expect(off.idleFetch(for: .background) == nil)
+    }
 }

@@ -162,6 +162,27 @@ struct MessagingIntegrationTests {
         try await stack.stop()
     }
 
+    @Test func aSlowReplyIsReadThoughTheReplyReaderWouldRest() async throws {
+        // The reply reader probes seldom while idle (`.background`; here at most every 60 s, the gaps doubling from
+        // 10 ms after its 2 s of fetching that a send buys): only the deadline sweep, which keeps it fetching while
+        // a request waits, has a reply that comes 5 s after its send read within the 6.5 s budget.
+        let stack = try await CommandStack.start()
+        var configuration = stack.configuration
+        try #require(configuration.idleFetch != nil, "the test broker's profile paces idle consumers")
+        configuration.backgroundIdleFetchMaxGap = .seconds(60)
+        let client = try await RequestReplyClient.make(
+            configuration: configuration, instanceId: TestEnvironment.uniqueName("gw"), producer: stack.producer,
+            maxInFlight: 8, logger: testLogger)
+        _ = Running(client)
+        try await stack.warmUp(client)
+
+        let reply = try await stack.request(client, "slow", "5000", budget: .milliseconds(6500))
+        #expect(reply.status == 200)
+        #expect(reply.body.text == "5000")
+        await client.shutdown()
+        try await stack.stop()
+    }
+
     @Test func overTheInFlightCapIsUnavailableAtOnce() async throws {
         let stack = try await CommandStack.start()
         let client = try await stack.client(maxInFlight: 2)

@@ -23,7 +23,7 @@ public final class PushRequestIntake: Service {
         let logger = logger.with([LogKeys.kafkaTopic: .string(topic)])
         name = "push-intake.\(topic)"
         consumer = try KafkaGroupConsumer.make(
-            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+            configuration: configuration, groupId: groupId, topics: [topic], urgency: .background, logger: logger)
         consumer.setHandler(maxInFlight: maxInFlight) { message in
             switch Self.decode(message) {
             case .success(let request):

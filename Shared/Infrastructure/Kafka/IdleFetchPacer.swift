@@ -14,6 +14,9 @@
 package struct IdleFetchPacer: Sendable, Equatable {
     /// The pacing constants.
     package struct Settings: Sendable, Equatable {
+        /// The default longest gap of consumers off a request's path (`FetchUrgency.background`).
+        package static let backgroundMaxGap: Duration = .seconds(1)
+
         package var hotFor: Duration
         package var firstGap: Duration
         package var maxGap: Duration

@@ -1,6 +1,16 @@
 import Foundation
 import Runtime
 
+/// How soon a consumer must see the first message after a silence, which sets how often it probes while idle
+/// (`KafkaConfiguration.idleFetch(for:)`; the development profile only).
+public enum FetchUrgency: Sendable, Equatable {
+    /// On a request's path: a service's commands, whose first one after a silence a user waits for.
+    case prompt
+    /// Off a request's path (events for read models, after-reply effects, notification requests), or told when a
+    /// message is due (a reply reader, `KafkaPartitionReader.expectMessage`): probed seldom while idle.
+    case background
+}
+
 /// How to reach Kafka and which librdkafka properties to use.
 ///
 /// `properties` are passed through to librdkafka unchanged and win over every default below, except the few
@@ -29,9 +39,13 @@ public struct KafkaConfiguration: Sendable {
     public var isDevelopment: Bool
     /// This replica's stable identity for static group membership (`KAFKA_GROUP_INSTANCE_ID`); nil: dynamic.
     var groupInstanceId: String?
-    /// How consumers fetch while idle (`IdleFetchPacer`); nil: continuously, librdkafka's way (production, where
-    /// the broker answers a waiting fetch as soon as data arrives). The development profile's default is on.
+    /// How consumers on a request's path (`FetchUrgency.prompt`) fetch while idle (`IdleFetchPacer`); nil:
+    /// continuously, librdkafka's way (production, where the broker answers a waiting fetch as soon as data
+    /// arrives). The development profile's default is on.
     package var idleFetch: IdleFetchPacer.Settings?
+    /// The longest pause between idle probes of consumers off a request's path (`FetchUrgency.background`); used
+    /// only while `idleFetch` is on, and never shorter than its `maxGap`.
+    package var backgroundIdleFetchMaxGap: Duration = IdleFetchPacer.Settings.backgroundMaxGap
 
     public init(
         brokers: String, properties: [String: String] = [:], isDevelopment: Bool = false, groupInstanceId: String? = nil
@@ -50,7 +64,9 @@ public struct KafkaConfiguration: Sendable {
     /// - `MAPVEST_ENV=dev`: the development profile;
     /// - `KAFKA_GROUP_INSTANCE_ID`: static membership for this replica (e.g. a StatefulSet pod name);
     /// - `KAFKA_IDLE_FETCH_MAX_GAP_MS`: an idle consumer's longest pause between probes (`IdleFetchPacer`; default
-    ///   100 in the development profile, off otherwise; 0 turns it off).
+    ///   100 in the development profile, off otherwise; 0 turns it off);
+    /// - `KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS`: the same for consumers off a request's path
+    ///   (`FetchUrgency.background`; default 1000, at least `KAFKA_IDLE_FETCH_MAX_GAP_MS`).
     public static func fromEnvironment(_ env: Environment) -> KafkaConfiguration {
         var brokers = env.get("KAFKA_BROKERS")
         if brokers == nil, let file = env.get("KAFKA_BOOTSTRAP_FILE"),
@@ -70,7 +86,20 @@ public struct KafkaConfiguration: Sendable {
             let gap = env.milliseconds("KAFKA_IDLE_FETCH_MAX_GAP_MS", default: .zero)
             configuration.idleFetch = gap > .zero ? IdleFetchPacer.Settings(maxGap: gap) : nil
         }
+        configuration.backgroundIdleFetchMaxGap = env.milliseconds(
+            "KAFKA_IDLE_FETCH_BACKGROUND_MAX_GAP_MS", default: IdleFetchPacer.Settings.backgroundMaxGap)
         return configuration
+    }
+
+    /// How a consumer of `urgency` fetches while idle; nil: continuously.
+    package func idleFetch(for urgency: FetchUrgency) -> IdleFetchPacer.Settings? {
+        guard var settings = idleFetch else { return nil }
+        if urgency == .background {
+            settings = IdleFetchPacer.Settings(
+                hotFor: settings.hotFor, firstGap: settings.firstGap,
+                maxGap: max(settings.maxGap, backgroundIdleFetchMaxGap), probeLength: settings.probeLength)
+        }
+        return settings
     }
 
     /// The kind of librdkafka client a property set is for.

@@ -14,7 +14,7 @@ import Synchronization
 ///   When the buffer is full the assignment is paused (`rd_kafka_pause_partitions`) and the loop keeps polling,
 ///   so `max.poll.interval.ms` is never exceeded; once the buffer is half drained it is resumed.
 /// - With `KafkaConfiguration.idleFetch` (the development profile), an idle assignment is paused between short
-///   fetch probes (`IdleFetchPacer`) and resumed by the first message found.
+///   fetch probes (`IdleFetchPacer`, spaced by the consumer's `FetchUrgency`) and resumed by the first message found.
 /// - On revocation (eager or cooperative, per `rd_kafka_rebalance_protocol`) the callback waits for the revoked
 ///   partitions' handlers (bounded by `revokeTimeout`), commits synchronously, then unassigns. Lost partitions are
 ///   not committed.
@@ -36,9 +36,10 @@ public final class KafkaGroupConsumer: Service {
     ///   - drainTimeout: how long `shutdown()` waits for running handlers.
     ///   - revokeTimeout: how long a revocation waits for the revoked partitions' handlers; keep it well below
     ///     `max.poll.interval.ms` (the default is capped at half of it).
+    ///   - urgency: whether the topics are on a request's path (how often an idle assignment is probed).
     public static func make(
-        configuration: KafkaConfiguration, groupId: String, topics: [String], logger: Logger,
-        drainTimeout: Duration = .seconds(20), revokeTimeout: Duration = .seconds(5)
+        configuration: KafkaConfiguration, groupId: String, topics: [String], urgency: FetchUrgency = .prompt,
+        logger: Logger, drainTimeout: Duration = .seconds(20), revokeTimeout: Duration = .seconds(5)
     ) throws -> KafkaGroupConsumer {
         let logger = logger.with([LogKeys.kafkaGroup: .string(groupId)])
         let context = CallbackContext(logger: logger)
@@ -58,7 +59,7 @@ public final class KafkaGroupConsumer: Service {
         let revoke = min(revokeTimeout, configuration.maxPollInterval(groupId: groupId) / 2)
         let core = ConsumerCore(
             handle: handle, queue: queue, groupId: groupId, topics: topics, logger: logger,
-            drainTimeout: drainTimeout, revokeTimeout: revoke, idleFetch: configuration.idleFetch)
+            drainTimeout: drainTimeout, revokeTimeout: revoke, idleFetch: configuration.idleFetch(for: urgency))
         return KafkaGroupConsumer(name: "kafka-consumer.\(groupId)", core: core)
     }
 

@@ -19,10 +19,11 @@ public final class KafkaPartitionReader: Sendable {
 
     /// Creates the reader and starts positioning it at the partition's end (non-blocking); see `waitUntilReady`.
     /// `deliver` runs on the reader's poll thread for each message, in offset order, until `close()`: it must be
-    /// quick and never block (resume a continuation, take a lock briefly).
+    /// quick and never block (resume a continuation, take a lock briefly). `urgency` sets how often an idle reader
+    /// probes; a reader told of each message due (`expectMessage`) can be `.background`.
     public static func make(
-        configuration: KafkaConfiguration, topic: String, partition: Int32, logger: Logger,
-        deliver: @escaping @Sendable (KafkaMessage) -> Void
+        configuration: KafkaConfiguration, topic: String, partition: Int32, urgency: FetchUrgency = .prompt,
+        logger: Logger, deliver: @escaping @Sendable (KafkaMessage) -> Void
     ) throws -> KafkaPartitionReader {
         let logger = logger.with([LogKeys.kafkaTopic: .string(topic), LogKeys.kafkaPartition: .int(Int(partition))])
         let groupId = "mapvest.reader.\(UInt64.random(in: 0...UInt64.max))"
@@ -35,7 +36,7 @@ public final class KafkaPartitionReader: Sendable {
         }
         let core = ReaderCore(
             handle: handle, queue: queue, topic: topic, partition: partition, deliver: deliver, logger: logger,
-            idleFetch: configuration.idleFetch)
+            idleFetch: configuration.idleFetch(for: urgency))
         startThread("kafka-reader-poll") { [core] in core.pollLoop() }
         return KafkaPartitionReader(core: core)
     }

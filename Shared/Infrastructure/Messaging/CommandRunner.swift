@@ -44,17 +44,18 @@ public final class CommandRunner: Service {
             producer: producer, maxInFlight: maxInFlight, logger: logger, handler: handler)
     }
 
-    /// Consumes an explicit topic and group (tests, tools); dead letters go to `deadLetterTopic`.
+    /// Consumes an explicit topic and group (after-reply effects, tests, tools); dead letters go to
+    /// `deadLetterTopic`. `urgency` is `.background` for commands no request waits for.
     public init(
         configuration: KafkaConfiguration, topic: String, groupId: String, deadLetterTopic: String = Topics.deadLetter,
-        producer: KafkaProducer, maxInFlight: Int = 64, logger: Logger,
+        urgency: FetchUrgency = .prompt, producer: KafkaProducer, maxInFlight: Int = 64, logger: Logger,
         handler: @escaping @Sendable (IncomingCommand) async throws -> Reply
     ) throws {
         let logger = logger.with([LogKeys.kafkaTopic: .string(topic)])
         name = "command-runner.\(topic)"
         MessagingMetrics.registerCommandTopic(topic)
         consumer = try KafkaGroupConsumer.make(
-            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+            configuration: configuration, groupId: groupId, topics: [topic], urgency: urgency, logger: logger)
         let processor = CommandProcessor(
             producer: producer, deadLetterTopic: deadLetterTopic, logger: logger, handler: handler)
         consumer.setHandler(maxInFlight: maxInFlight) { message in await processor.process(message) }

@@ -22,7 +22,7 @@ public final class FindsRecordedConsumer: Service {
     ) throws {
         name = "finds-recorded.\(groupId)"
         consumer = try KafkaGroupConsumer.make(
-            configuration: configuration, groupId: groupId, topics: [topic], logger: logger)
+            configuration: configuration, groupId: groupId, topics: [topic], urgency: .background, logger: logger)
         let retries = MetricsRegistry.shared.counter(
             "\(metricsPrefix)_retries_total",
             help: "failed find.recorded writes to the read model (retried; offset held)")

@@ -86,8 +86,10 @@ public final class RequestReplyClient: Service {
             timeout: .seconds(30), logger: logger)
         let waiters = ReplyWaiters()
         let statistics = Statistics()
+        // Told of each reply due (`expectMessage` on a send, and by the deadline sweep while requests wait), so
+        // its idle probes only catch replies nobody waits for: seldom.
         let reader = try KafkaPartitionReader.make(
-            configuration: configuration, topic: replyTopic, partition: 0, logger: logger
+            configuration: configuration, topic: replyTopic, partition: 0, urgency: .background, logger: logger
         ) { [waiters, statistics, logger] message in
             Self.dispatch(message, to: waiters, statistics: statistics, logger: logger)
         }
@@ -259,12 +261,15 @@ public final class RequestReplyClient: Service {
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             // Budgets end here: one sweep every `deadlineTick` for all waiting requests, instead of a task group with
-            // a sleeping child per request (~34k instructions each); parked while no request waits.
-            group.addTask { [waiters] in
+            // a sleeping child per request (~34k instructions each); parked while no request waits. While requests
+            // wait it also keeps the reply reader fetching (a send does for 2 s; a slower reply must not wait for
+            // an idle probe).
+            group.addTask { [waiters, reader] in
                 while !waiters.isClosed, !Task.isCancelled {
                     await waiters.untilWaiting()
                     try? await Task.sleep(for: Self.deadlineTick)
                     waiters.expire(now: .now)
+                    if waiters.count > 0 { reader.expectMessage() }
                 }
             }
             await readerStopped()
