@@ -23,7 +23,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// After a chunked upload passes its limit, up to this many more bytes are read and dropped so the client
     /// can read the `tooLarge` answer; past it the connection is closed without an answer. Default 16 MiB.
     var oversizeDiscardLimit: Int
-    /// Per-connection memory for headers and read buffers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). Default 64 KiB.
+    /// Per-connection memory for the request head, the read buffer and the response head
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a head that does not fit is refused 414/431. Bodies are copied out of
+    /// it as they arrive, so it does not bound them. libmicrohttpd zeroes all of it after every request of a kept-alive
+    /// connection, so each KiB costs instructions per request. Default 16 KiB (decision 0058).
     var connectionMemoryLimit: Int
     /// A body with a declared `Content-Length` of at most this many bytes (and no `Expect: 100-continue`) is read
     /// before `HTTPHandler.head(_:)` runs, so that `head(_:)` and `handle(_:)` run in one task: one suspend/resume
@@ -36,7 +39,7 @@ public struct HTTPServerConfiguration: Sendable {
         connectionTimeout: Duration = .seconds(30), headTimeout: Duration = .seconds(10),
         perClientConnectionLimit: Int = 0, name: String = "http",
         shutdownGracePeriod: Duration = .seconds(10), oversizeDiscardLimit: Int = 16 << 20,
-        connectionMemoryLimit: Int = 64 << 10, smallBodyLimit: Int = 16 << 10
+        connectionMemoryLimit: Int = 16 << 10, smallBodyLimit: Int = 16 << 10
     ) {
         self.host = host
         self.port = port
