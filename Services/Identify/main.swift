@@ -25,7 +25,7 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
     try await db.migrate(
         schema: "identify",
         migrations: FindsStore.migrations + ProgressStore.migrations + LeaderboardStore.migrations
-            + TerritoryStore.migrations + RivalryStore.migrations + CompanyPhotoStore.migrations
+            + TerritoryStore.migrations + RivalryStore.migrations + CompanyPhotoStore.migrations + CoopPool.migrations
             + [SlotClaims.migration(version: 24, table: "identify.job_slots")]
             + [
                 Outbox.migration(version: 30, schema: "identify"),

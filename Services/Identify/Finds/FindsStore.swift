@@ -96,6 +96,7 @@ struct FindsStore: Sendable {
         let now = Date()
         var awards: [FindAward] = []
         var staged: [OutboxEntry] = []
+        var captures: [CoopPool.Capture] = []
         for (index, input) in inputs.enumerated().sorted(by: {
             FindIdentity.key($0.element) < FindIdentity.key($1.element)
         }) {
@@ -120,8 +121,12 @@ struct FindsStore: Sendable {
                 ON CONFLICT (user_id, identity_key) DO NOTHING
                 RETURNING \(unescaped: columns)
                 """)
-            if let row = inserted.first, let find = find(row) { staged.append(try await announce(find, connection)) }
+            if let row = inserted.first, let find = find(row) {
+                staged.append(try await announce(find, connection))
+                if let geohash { captures.append(CoopPool.Capture(tile: geohash, createdAt: createdAt)) }
+            }
         }
+        try await CoopPool.settle(on: connection, userId: userId, captures: captures)
         try await ProgressStore.apply(
             on: connection, userId: userId, awards: awards.sorted { ($0.day, $0.key) < ($1.day, $1.key) })
         return staged
