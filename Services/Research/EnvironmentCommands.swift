@@ -29,6 +29,9 @@ struct EnvironmentCommands: Sendable {
         case failed(Int, String)
     }
 
+    /// True when a brief can be written: FRED or Exa, and OpenRouter, configured.
+    var isAvailable: Bool { (fred.isConfigured || exa.isConfigured) && openRouter.isConfigured }
+
     func get(_ command: EnvironmentCommand, deadline: ContinuousClock.Instant) async throws -> Reply {
         let sector = command.sector
         if let cached = await cached(sector) { return .json(200, cached) }

@@ -18,6 +18,7 @@ struct ResearchCommands: Sendable {
     let cockpit: CockpitRanker
     let pulse: PulseCommands
     let environment: EnvironmentCommands
+    let synthesis: SynthesisCommands
     let context: ServiceContext
 
     @Sendable func handle(_ command: IncomingCommand) async throws -> Reply {
@@ -30,6 +31,7 @@ struct ResearchCommands: Sendable {
         case CockpitCommand.name: await cockpit.rank(try decode(command), deadline: command.deadline)
         case PulseCommand.name: try await pulse.get(decode(command))
         case EnvironmentCommand.name: try await environment.get(decode(command), deadline: command.deadline)
+        case SynthesisCommand.name: try await synthesis.get(decode(command), deadline: command.deadline)
         default: throw CommandDecodingError("unknown command \(command.name)")
         }
     }

@@ -36,6 +36,11 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
     if market.configuration.massiveAPIKey == nil {
         logger.info("MASSIVE_API_KEY is not set: a demand pulse with buyers to look up answers 503")
     }
+    let pulse = PulseCommands(graphs: graphs, market: market, cache: memoCache, logger: logger)
+    let environment = EnvironmentCommands(
+        fred: FredClient.fromEnvironment(env, http: context.http, logger: logger),
+        exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter,
+        cache: memoCache, logger: logger)
     let commands = ResearchCommands(
         store: ConversationStore(db: db),
         answerer: ResearchAnswerer(derivation: derivation, openRouter: openRouter, logger: logger),
@@ -48,10 +53,9 @@ await ServiceMain.run(name: "Research", defaultAdminPort: 9106) { context in
             redis: redis, logger: logger),
         cockpit: CockpitRanker(
             baseURL: UnderlyingPackets.fromEnvironment(env, http: context.http).baseURL, http: context.http),
-        pulse: PulseCommands(graphs: graphs, market: market, cache: memoCache, logger: logger),
-        environment: EnvironmentCommands(
-            fred: FredClient.fromEnvironment(env, http: context.http, logger: logger),
-            exa: ExaClient.fromEnvironment(env, http: context.http, logger: logger), openRouter: openRouter,
+        pulse: pulse, environment: environment,
+        synthesis: SynthesisCommands(
+            graphs: graphs, pulse: pulse, environment: environment, market: market, openRouter: openRouter,
             cache: memoCache, logger: logger),
         context: context)
     return [

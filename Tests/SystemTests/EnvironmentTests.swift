@@ -118,5 +118,39 @@ extension SystemTests {
             )
             for fake in [fred, exa, openRouter] { await fake.shutdown() }
         }
+
+        /// FRED configured but no `OPENROUTER_API_KEY`: a miss answers the original's 503 naming the key, before the
+        /// identity rule, without reading a series; nothing is cached.
+        @Test func withoutOpenRouterKey() async throws {
+            let fred = try Self.fred()
+            let redis = try await RedisClient.make(
+                url: try TestEnvironment.require("REDIS_URL"), size: 1, logger: Logger(label: "t", level: .error))
+            _ = try await redis.delete("mapvest:memo:v1:environment:UTILITIES")
+            let research = try await ServiceProcess.start(
+                "Research",
+                extra: [
+                    "FRED_BASE_URL": fred.baseURL, "FRED_API_KEY": "fk", "EXA_API_KEY": "", "OPENROUTER_API_KEY": "",
+                ])
+            let gateway = try await GatewayProcess.start(instance: "test-env-\(UInt16.random(in: 0...9999))")
+            defer {
+                research.kill()
+                gateway.process.kill()
+            }
+            var anonymous = try await SystemClient.send(gateway, "GET", "/v1/environment/utility")
+            for _ in 0..<40 where anonymous.status != 503 {
+                anonymous = try await SystemClient.send(gateway, "GET", "/v1/environment/utility")
+            }
+            #expect(
+                anonymous.status == 503
+                    && SystemClient.errorMessage(anonymous) == "environment briefs need OPENROUTER_API_KEY")
+            let device = [("X-Device-Id", "env-\(UUID().uuidString)")]
+            let refused = try await SystemClient.send(gateway, "GET", "/v1/environment/Utilities", headers: device)
+            #expect(
+                refused.status == 503
+                    && SystemClient.errorMessage(refused) == "environment briefs need OPENROUTER_API_KEY")
+            #expect(fred.requests.isEmpty)
+            #expect(try await redis.get("mapvest:memo:v1:environment:UTILITIES") == nil)
+            await fred.shutdown()
+        }
     }
 }

@@ -108,7 +108,7 @@ py_edge_original_conformance() {
     --url "$base" -c response_schema_conformance,status_code_conformance,content_type_conformance \
     --max-examples "${API_TRIAL_EXAMPLES:-25}" --phases examples,coverage,fuzzing --request-timeout 15 \
     --header "Authorization: Bearer $token" --header "X-Device-Id: api-trial" --seed "${API_TRIAL_SEED:-20261201}" \
-    --include-path-regex '^/v1/(entitlements|billing/|settings|robinhood|market-data/|financials/ratios|options|market-events|underlying|widget/|cockpit$|companies/[^/]+/photos|photos/|pulse/|environment/)' \
+    --include-path-regex '^/v1/(entitlements|billing/|settings|robinhood|market-data/|financials/ratios|options|market-events|underlying|widget/|cockpit$|companies/[^/]+/photos|photos/|pulse/|environment/|memo/synthesis$)' \
     >>"$dir/original-conformance.log" 2>&1) || status=$?
   if [ "$status" -ne 0 ]; then
     tail -60 "$dir/original-conformance.log" >&2

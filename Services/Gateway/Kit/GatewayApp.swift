@@ -124,6 +124,14 @@ package enum GatewayApp {
                                 logger: logger),
                             logger: logger)
                     ).route,
+                    SynthesisRoute(
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.synthesis,
+                        metering: LayerMetering(
+                            quota: AgentQuota(
+                                users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
+                                logger: logger),
+                            logger: logger)
+                    ).route,
                 ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes
                 + MarketDataRoutes(

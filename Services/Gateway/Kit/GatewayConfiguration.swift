@@ -131,6 +131,8 @@ struct RouteBudgets: Sendable {
     var watchlistAdd: Duration
     /// Research chat: Derivation, else OpenRouter's 25 s chain, plus storing the turn.
     var agent: Duration
+    /// `POST /v1/memo/synthesis` on a miss: its layers within the first half, then a 30 s-a-model chain.
+    var synthesis: Duration
     /// The gateway's own user, session and quota lookups (Postgres, Redis) in a request (`LOOKUP_BUDGET_MS`).
     var lookup: Duration
 
@@ -142,6 +144,7 @@ struct RouteBudgets: Sendable {
         brief = env.milliseconds("BRIEF_BUDGET_MS", default: .seconds(30))
         watchlistAdd = env.milliseconds("WATCHLIST_ADD_BUDGET_MS", default: .seconds(10))
         agent = env.milliseconds("AGENT_BUDGET_MS", default: .seconds(30))
+        synthesis = env.milliseconds("SYNTHESIS_BUDGET_MS", default: .seconds(60))
         lookup = env.milliseconds("LOOKUP_BUDGET_MS", default: .seconds(2))
     }
 }

@@ -1,17 +1,20 @@
 import HTTPServer
 import Runtime
 
-/// Charging a layered-memo build (graph, pulse): only the caller whose request started it, and only when it answered
+/// Charging a layered-memo build (graph, pulse, environment, synthesis): only the caller whose request started it, and only when it answered
 /// 200 (the Research service marks that reply `X-Research-Turn: new`; callers that shared the build see `replayed`).
 /// A usage write that fails is logged, never the caller's problem.
 struct LayerMetering: Sendable {
     let quota: any GenerationQuota
     let logger: Logger
 
-    /// The response without the Research service's markers (`X-Pulse`, `X-Environment`, `X-Research-Turn`).
+    /// The response without the Research service's markers (`X-Pulse`, `X-Environment`, `X-Synthesis`,
+    /// `X-Research-Turn`).
     static func clean(_ response: HTTPResponse) -> HTTPResponse {
         var copy = response
-        copy.headers.removeAll { ["x-pulse", "x-environment", "x-research-turn"].contains($0.0.lowercased()) }
+        copy.headers.removeAll {
+            ["x-pulse", "x-environment", "x-synthesis", "x-research-turn"].contains($0.0.lowercased())
+        }
         return copy
     }
 
