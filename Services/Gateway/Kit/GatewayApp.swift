@@ -64,6 +64,9 @@ package enum GatewayApp {
             transport: HTTPPeerTransport(client: context.http),
             limiter: configuration.limitsEnabled
                 ? RedisCallLimiter(redis: redis, logger: logger) : InMemoryCallLimiter(perMinute: .max))
+        let quota = AgentQuota(
+            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger)
+        let layerMetering = LayerMetering(quota: quota, logger: logger)
         let router = Router(
             HealthRoutes.routes(configuration: configuration, openAPI: openAPI, startedAt: Date()) + auth.routes
                 + [identify.route]
@@ -77,8 +80,7 @@ package enum GatewayApp {
                 + AgentRoutes(
                     caller: caller, chatBudget: budgets.agent, budget: budgets.standard,
                     heartbeat: context.environment.milliseconds("AGENT_STREAM_HEARTBEAT_MS", default: .seconds(3)),
-                    quota: AgentQuota(
-                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    quota: quota,
                     logger: logger
                 ).routes
                 + AdminRoutes(
@@ -93,8 +95,7 @@ package enum GatewayApp {
                 + ResearchRoutes(caller: caller, ratingBudget: budgets.rating, budget: budgets.standard).routes
                 + PacketRoutes(
                     caller: caller, budget: budgets.standard,
-                    quota: AgentQuota(
-                        users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                    quota: quota,
                     chat: PacketChatRoute(
                         caller: caller, budget: budgets.agent,
                         limiter: configuration.limitsEnabled ? PacketChatLimiter(redis: redis, logger: logger) : nil),
@@ -103,34 +104,21 @@ package enum GatewayApp {
                 + [
                     GraphRoute(
                         caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
-                        quota: AgentQuota(
-                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
+                        quota: quota,
                         logger: logger
                     ).route
                 ]
                 + [CockpitRoute(caller: caller, budget: budgets.agent).route]
                 + [
                     PulseRoute(
-                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
-                        quota: AgentQuota(
-                            users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled, logger: logger),
-                        logger: logger
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent, metering: layerMetering
                     ).route,
                     EnvironmentRoute(
-                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent,
-                        metering: LayerMetering(
-                            quota: AgentQuota(
-                                users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
-                                logger: logger),
-                            logger: logger)
+                        caller: caller, budget: budgets.standard, generateBudget: budgets.agent, metering: layerMetering
                     ).route,
                     SynthesisRoute(
                         caller: caller, budget: budgets.standard, generateBudget: budgets.synthesis,
-                        metering: LayerMetering(
-                            quota: AgentQuota(
-                                users: users, lookups: lookups, limitsEnabled: configuration.limitsEnabled,
-                                logger: logger),
-                            logger: logger)
+                        metering: layerMetering
                     ).route,
                 ]
                 + TickerRoutes(caller: caller, chartBudget: budgets.rating, budget: budgets.standard).routes

@@ -23,14 +23,9 @@ struct EnvironmentRoute: Sendable {
             let raw = (context.parameters["sector"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             guard (1...64).contains(raw.count) else { return .error(400, "invalid sector") }
             guard let sector = SectorAliases.canonical(raw) else { return .error(400, "unknown sector: \(raw)") }
-            let first = await ask(sector, generate: false, context)
-            guard GraphRoute.header(first, "X-Environment") == "miss" else { return first }
-            let who = context.caller
-            guard who.session != nil || who.deviceId != nil else { return .error(400, Self.identityRequired) }
-            if let refused = await metering.quota.check(who) { return refused }
-            let written = await ask(sector, generate: true, context)
-            await metering.charge(written, kind: "environment", context)
-            return LayerMetering.clean(written)
+            return await metering.cacheFirst(
+                marker: "X-Environment", kind: "environment", identityRequired: Self.identityRequired, context
+            ) { await ask(sector, generate: $0, context) }
         }
     }
 

@@ -18,6 +18,24 @@ struct LayerMetering: Sendable {
         return copy
     }
 
+    /// The cache-first flow of pulse, environment and synthesis: the cached answer (the service's `marker` header is
+    /// not `miss`) is free and needs no identity; a miss is built only for a caller with a session or `X-Device-Id`
+    /// (else 400 `identityRequired`) and free quota (else 402), and charged as `kind` to the caller whose request
+    /// started the build. `ask(generate)` sends the service's command.
+    func cacheFirst(
+        marker: String, kind: String, identityRequired: String, _ context: RouteContext,
+        ask: (_ generate: Bool) async -> HTTPResponse
+    ) async -> HTTPResponse {
+        let first = await ask(false)
+        guard GraphRoute.header(first, marker) == "miss" else { return first }
+        let who = context.caller
+        guard who.session != nil || who.deviceId != nil else { return .error(400, identityRequired) }
+        if let refused = await quota.check(who) { return refused }
+        let built = await ask(true)
+        await charge(built, kind: kind, context)
+        return Self.clean(built)
+    }
+
     func charge(_ built: HTTPResponse, kind: String, _ context: RouteContext) async {
         guard built.status == 200, GraphRoute.header(built, "X-Research-Turn") == "new" else { return }
         let who = context.caller

@@ -10,8 +10,7 @@ struct PulseRoute: Sendable {
     let caller: ServiceCaller
     let budget: Duration
     let generateBudget: Duration
-    let quota: any GenerationQuota
-    let logger: Logger
+    let metering: LayerMetering
 
     static let identityRequired = "X-Device-Id header (or a bearer session) required to generate a pulse"
 
@@ -20,14 +19,9 @@ struct PulseRoute: Sendable {
             guard let ticker = context.parameters["ticker"].flatMap(ValueChain.ticker) else {
                 return .error(400, "invalid ticker")
             }
-            let first = await ask(ticker, generate: false, context)
-            guard GraphRoute.header(first, "X-Pulse") == "miss" else { return first }
-            let who = context.caller
-            guard who.session != nil || who.deviceId != nil else { return .error(400, Self.identityRequired) }
-            if let refused = await quota.check(who) { return refused }
-            let built = await ask(ticker, generate: true, context)
-            await LayerMetering(quota: quota, logger: logger).charge(built, kind: "pulse", context)
-            return LayerMetering.clean(built)
+            return await metering.cacheFirst(
+                marker: "X-Pulse", kind: "pulse", identityRequired: Self.identityRequired, context
+            ) { await ask(ticker, generate: $0, context) }
         }
     }
 

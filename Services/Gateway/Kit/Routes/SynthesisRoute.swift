@@ -24,14 +24,9 @@ struct SynthesisRoute: Sendable {
                     ValueChain.ticker($0.ticker)
                 })
             else { return .error(400, "invalid ticker") }
-            let first = await ask(ticker, generate: false, context)
-            guard GraphRoute.header(first, "X-Synthesis") == "miss" else { return first }
-            let who = context.caller
-            guard who.session != nil || who.deviceId != nil else { return .error(400, Self.identityRequired) }
-            if let refused = await metering.quota.check(who) { return refused }
-            let written = await ask(ticker, generate: true, context)
-            await metering.charge(written, kind: "synthesis", context)
-            return LayerMetering.clean(written)
+            return await metering.cacheFirst(
+                marker: "X-Synthesis", kind: "synthesis", identityRequired: Self.identityRequired, context
+            ) { await ask(ticker, generate: $0, context) }
         }
     }
 
