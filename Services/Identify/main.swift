@@ -87,7 +87,8 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
         play: play,
         rivalries: RivalryCommands(store: RivalryStore(db: db), comparables: resolver.comparables, clock: { Date() }),
         closer: RivalryCloser(
-            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger),
+            store: RivalryCloseStore(db: db, outbox: outbox), market: market, outbox: outbox, logger: logger,
+            pace: try rivalryClosePace(env)),
         // Company photos: re-encoded on the encoder's own queue, stored in Postgres
         // (docs/decisions/0053-company-photos.md).
         companyPhotos: PhotoCommands(
@@ -122,4 +123,19 @@ await ServiceMain.run(name: "Identify", defaultAdminPort: 9101) { context in
                 settings: try SchedulerSettings.fromEnvironment(env), logger: logger))
     }
     return parts
+}
+
+/// `RIVALRY_CLOSE_PACE_MS`: a pause after each closed round, so a test can kill a replica mid-close; dev and tests
+/// only (set outside `MAPVEST_ENV=dev`, it stops start-up).
+func rivalryClosePace(_ env: Environment) throws -> Duration {
+    guard let raw = env.get("RIVALRY_CLOSE_PACE_MS") else { return .zero }
+    guard env.isDevelopment else {
+        throw ConfigurationError(
+            key: "RIVALRY_CLOSE_PACE_MS", reason: "is a test setting, allowed only with MAPVEST_ENV=dev")
+    }
+    guard let ms = Int64(raw), (0...60_000).contains(ms) else {
+        throw ConfigurationError(
+            key: "RIVALRY_CLOSE_PACE_MS", reason: "is set to \"\(raw)\", which is not a whole number in 0…60000")
+    }
+    return .milliseconds(ms)
 }

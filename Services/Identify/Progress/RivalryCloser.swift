@@ -17,6 +17,9 @@ struct RivalryCloser: Sendable {
     let logger: Logger
     /// Market lookups at once.
     var concurrency = 8
+    /// A pause after each closed round (`RIVALRY_CLOSE_PACE_MS`, dev and tests only), so a test can kill the replica
+    /// while the close runs.
+    var pace: Duration = .zero
 
     /// What one run did (the command's reply; also logged).
     struct Summary: Codable, Sendable, Equatable {
@@ -31,6 +34,7 @@ struct RivalryCloser: Sendable {
         let closingWeek = RivalryRules.weekStart(instant)
         let nextWeek = RivalryRules.nextWeekStart(instant)
         let rounds = try await store.open(closingWeek: closingWeek)
+        logger.info("rivalry close started", [LogKeys.slot: .string(closingWeek)])
         let changes = await weeklyChanges(Set(rounds.flatMap { [$0.rivalry.ticker, $0.rivalry.rivalTicker] }))
         var summary = Summary(weekStart: closingWeek, scanned: rounds.count, closed: 0, skippedNoData: 0)
         var staged: [OutboxEntry] = []
@@ -46,6 +50,7 @@ struct RivalryCloser: Sendable {
             {
                 staged.append(entry)
                 summary.closed += 1
+                if pace > .zero { try await Task.sleep(for: pace) }
             }
         }
         await outbox.relay(staged, deadline: deadline)
