@@ -132,34 +132,48 @@ struct PartitionStallsTests {
 
     @Test func anOverdueFirstCopyStallsItsPartitionAlone() {
         var stalls = PartitionStalls()
-        #expect(!stalls.isStalled(2))
-        stalls.overdue(2, sentAt: at(0))
-        #expect(stalls.isStalled(2))
-        #expect(!stalls.isStalled(3))
+        #expect(!stalls.isStalled(2, now: at(0)))
+        stalls.overdue(2, sentAt: at(0), now: at(50))
+        #expect(stalls.isStalled(2, now: at(60)))
+        #expect(!stalls.isStalled(3, now: at(60)))
     }
 
     @Test func onlyAnAnswerToAReadSentSinceTheStallEndsIt() {
         var stalls = PartitionStalls()
-        stalls.overdue(0, sentAt: at(100))
+        stalls.overdue(0, sentAt: at(100), now: at(150))
         // Sent before the stall began (queued before the replica stopped): proves nothing about now.
         stalls.answered(0, sentAt: at(90))
-        #expect(stalls.isStalled(0))
+        #expect(stalls.isStalled(0, now: at(620)))
         // Another partition's answer proves nothing about this one.
         stalls.answered(1, sentAt: at(600))
-        #expect(stalls.isStalled(0))
+        #expect(stalls.isStalled(0, now: at(620)))
         // A read sent later, answered from this partition: it is served again.
         stalls.answered(0, sentAt: at(600))
-        #expect(!stalls.isStalled(0))
+        #expect(!stalls.isStalled(0, now: at(620)))
     }
 
     @Test func theStallDatesFromItsOldestOverdueCopy() {
         var stalls = PartitionStalls()
-        stalls.overdue(0, sentAt: at(200))
-        stalls.overdue(0, sentAt: at(100))
-        stalls.overdue(0, sentAt: at(300))
+        stalls.overdue(0, sentAt: at(200), now: at(250))
+        stalls.overdue(0, sentAt: at(100), now: at(260))
+        stalls.overdue(0, sentAt: at(300), now: at(350))
         stalls.answered(0, sentAt: at(99))
-        #expect(stalls.isStalled(0))
+        #expect(stalls.isStalled(0, now: at(400)))
         stalls.answered(0, sentAt: at(100))
-        #expect(!stalls.isStalled(0))
+        #expect(!stalls.isStalled(0, now: at(400)))
+    }
+
+    /// Hedges win while a stall holds, so the stalled partition's own answers arrive as dropped losers: the stall
+    /// lapses a second after its last overdue copy, and the partition's next read decides (renewed when overdue).
+    @Test func aStallLapsesWithoutNewEvidenceAndIsRenewedByIt() {
+        var stalls = PartitionStalls()
+        stalls.overdue(1, sentAt: at(0), now: at(100))
+        #expect(stalls.isStalled(1, now: at(1_099)))
+        #expect(!stalls.isStalled(1, now: at(1_100)))
+        stalls.overdue(1, sentAt: at(1_200), now: at(1_300))
+        #expect(stalls.isStalled(1, now: at(2_000)))
+        // The renewal keeps the oldest unanswered copy: an answer to a read sent in between ends it.
+        stalls.answered(1, sentAt: at(50))
+        #expect(!stalls.isStalled(1, now: at(2_000)))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import ResearchCore
 import Testing
 
-/// The demand-pulse arithmetic (CONTRACT-2 q.5): which buyers count, the year-apart match, weights and reading.
+/// The demand-pulse arithmetic: which buyers count, the year-apart match, weights and reading.
 struct DemandPulseTests {
     static func edge(_ ticker: String?, _ type: String = "buys_from", weight: Double, name: String = "Co")
         -> CompanyEdge

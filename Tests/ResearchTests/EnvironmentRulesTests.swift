@@ -2,7 +2,7 @@ import Contracts
 import ResearchCore
 import Testing
 
-/// The environment brief's rules (CONTRACT-2 q.6, q.7): the series per sector, the searches, what a model's answer
+/// The environment brief's rules: the series per sector, the searches, what a model's answer
 /// must hold and the sources.
 struct EnvironmentRulesTests {
     @Test func seriesPerSector() {

@@ -2,7 +2,7 @@ import Contracts
 import ResearchCore
 import Testing
 
-/// The synthesis memo's rules (CONTRACT-2 q.8): every layer stated in the prompt (an absent one as a gap), what a
+/// The synthesis memo's rules: every layer stated in the prompt (an absent one as a gap), what a
 /// model's answer must hold, the sources' union and the rating's one-line summary.
 struct SynthesisRulesTests {
     static func source(_ url: String?, _ provider: Source.Provider = .exa) -> Source {

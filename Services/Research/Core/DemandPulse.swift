@@ -112,7 +112,7 @@ public struct BuyerStatements: Sendable, Equatable {
     }
 }
 
-/// The pulse arithmetic (CONTRACT-2 q.5): no I/O.
+/// The pulse arithmetic: no I/O.
 public enum DemandPulseMath {
     /// Buyers looked at per pulse.
     public static let maxBuyers = 6

@@ -69,7 +69,7 @@ public struct EnvironmentBrief: Codable, Sendable, Equatable {
     }
 }
 
-/// The environment brief's rules (CONTRACT-2 q.6, q.7): which series, which searches, the prompt and what a model's
+/// The environment brief's rules: which series, which searches, the prompt and what a model's
 /// answer must hold. No I/O.
 public enum EnvironmentRules {
     /// A FRED series the brief reads.

@@ -53,7 +53,7 @@ public struct SynthesisMemo: Codable, Sendable, Equatable {
     }
 }
 
-/// The synthesis memo's rules (CONTRACT-2 q.8): the prompt over the four layers, what a model's answer must hold and
+/// The synthesis memo's rules: the prompt over the four layers, what a model's answer must hold and
 /// which sources the memo carries. No I/O.
 public enum SynthesisRules {
     /// One financial ratio handed to the model.

@@ -60,7 +60,8 @@ final class Hedger: Sendable {
 
     /// The first copy, sent to `partition` of `topic` at `sentAt`, is still unanswered at its hedge delay.
     func overdue(topic: String, partition: Int32, sentAt: ContinuousClock.Instant) {
-        stalls.withLock { $0[topic, default: PartitionStalls()].overdue(partition, sentAt: sentAt) }
+        let now = ContinuousClock.now
+        stalls.withLock { $0[topic, default: PartitionStalls()].overdue(partition, sentAt: sentAt, now: now) }
     }
 
     /// `partition` of `topic` answered a read whose first copy was sent at `sentAt`.
@@ -70,7 +71,8 @@ final class Hedger: Sendable {
 
     /// Whether `partition` of `topic` is stalled (`PartitionStalls`): a read landing there is hedged at once.
     func isStalled(topic: String, partition: Int32) -> Bool {
-        stalls.withLock { $0[topic]?.isStalled(partition) ?? false }
+        let now = ContinuousClock.now
+        return stalls.withLock { $0[topic]?.isStalled(partition, now: now) ?? false }
     }
 
     /// Records how long a request of `command` waited for its reply.
@@ -98,7 +100,10 @@ final class Hedger: Sendable {
         } else {
             candidates = Array(0..<count)
         }
-        let answering = stalls.withLock { all in candidates.filter { !(all[topic]?.isStalled($0) ?? false) } }
+        let now = ContinuousClock.now
+        let answering = stalls.withLock { all in
+            candidates.filter { !(all[topic]?.isStalled($0, now: now) ?? false) }
+        }
         return answering.isEmpty ? (candidates, false) : (answering, true)
     }
 }

@@ -7,27 +7,39 @@
 /// hedged at once instead of after the hedge delay, and a stalled partition is never a hedge's target. The first
 /// copy still goes to its own partition, so the stall ends with the first reply from it once a replica serves it
 /// again. An answer to a read sent before the stall began does not count: it may have been queued before the
-/// replica stopped.
+/// replica stopped. A stall also lapses `recheckAfter` its last overdue copy: while it holds, the hedges usually win
+/// and the stalled partition's own late answers are dropped as losers, so without the lapse a partition that is
+/// served again would never be seen answering. After the lapse its next read waits its hedge delay as any read does:
+/// answered, the stall ends; overdue again, it is renewed.
 package struct PartitionStalls: Sendable, Equatable {
-    /// Per stalled partition: when its oldest unanswered first copy was sent.
-    private var since: [Int32: ContinuousClock.Instant] = [:]
+    /// How long a stall holds after its last overdue first copy.
+    package static let recheckAfter: Duration = .seconds(1)
+
+    private struct Stall: Sendable, Equatable {
+        /// When the oldest unanswered first copy was sent.
+        var since: ContinuousClock.Instant
+        /// When the stall lapses unless another first copy is overdue.
+        var until: ContinuousClock.Instant
+    }
+
+    private var stalls: [Int32: Stall] = [:]
 
     package init() {}
 
-    /// A first copy sent to `partition` at `sentAt` was still unanswered at its hedge delay.
-    package mutating func overdue(_ partition: Int32, sentAt: ContinuousClock.Instant) {
-        if let start = since[partition], start <= sentAt { return }
-        since[partition] = sentAt
+    /// A first copy sent to `partition` at `sentAt` was still unanswered at its hedge delay, seen at `now`.
+    package mutating func overdue(_ partition: Int32, sentAt: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+        let since = stalls[partition].map { min($0.since, sentAt) } ?? sentAt
+        stalls[partition] = Stall(since: since, until: now + Self.recheckAfter)
     }
 
     /// `partition` answered a read whose first copy was sent at `sentAt`.
     package mutating func answered(_ partition: Int32, sentAt: ContinuousClock.Instant) {
-        guard let start = since[partition], sentAt >= start else { return }
-        since[partition] = nil
+        guard let stall = stalls[partition], sentAt >= stall.since else { return }
+        stalls[partition] = nil
     }
 
-    /// Whether `partition` is stalled: its reads are hedged at once and no hedge goes to it.
-    package func isStalled(_ partition: Int32) -> Bool {
-        since[partition] != nil
+    /// Whether `partition` is stalled at `now`: its reads are hedged at once and no hedge goes to it.
+    package func isStalled(_ partition: Int32, now: ContinuousClock.Instant) -> Bool {
+        stalls[partition].map { now < $0.until } ?? false
     }
 }
