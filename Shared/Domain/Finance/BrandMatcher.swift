@@ -66,25 +66,42 @@ public struct BrandMatcher: Sendable {
 
     private struct SubstringKey: Sendable {
         let key: String
-        /// The loose form wrapped in spaces, for whole-token search in a space-wrapped text.
-        let padded: String
-        let looseLength: Int
+        /// The loose form's tokens (`TokenVocabulary` numbers).
+        let tokens: [Int]
         let entry: SeedEntry
     }
 
     private struct ParentName: Sendable {
-        /// Loose form of the full name (`yum brands`), its suffix-stripped core and the core's token count.
-        let loose: String
-        let core: String
-        let coreTokens: Int
+        /// Tokens of the loose full name (`yum brands`) and of its suffix-stripped core, with their lengths in
+        /// characters (the longest name wins).
+        let looseTokens: [Int]
+        let looseLength: Int
+        let coreTokens: [Int]
+        let coreLength: Int
+        let coreIsDirectOnly: Bool
         let key: String
         let entry: SeedEntry
     }
 
+    /// A text prepared once for the three steps: normalized, its loose form and that form's tokens (as seed
+    /// vocabulary numbers, and the range left when corporate suffixes are stripped).
+    private struct Text {
+        let normalized: String
+        let loose: String
+        let tokens: [Int]
+        let core: Range<Int>
+    }
+
     private let seed: BrandSeed
     private let looseIndex: [String: String]
+    private let vocabulary: TokenVocabulary
+    /// Substring keys in preference order (longest key first, then alphabetical): a key's rank is its index.
     private let substringKeys: [SubstringKey]
+    /// First token → the ranks of the substring keys that start with it, ascending.
+    private let substringRanksByFirstToken: [Int: [Int]]
     private let parents: [ParentName]
+    /// First token of a parent's full name or core → the indexes of those parents, ascending.
+    private let parentsByFirstToken: [Int: [Int]]
 
     /// The matcher over `BrandSeed.shared` (a cheap copy of `BrandMatcher.shared`; the indexes are built once).
     public init() {
@@ -96,6 +113,7 @@ public struct BrandMatcher: Sendable {
         self.seed = seed
         let sortedKeys = seed.entries.keys.sorted()
         var looseIndex: [String: String] = [:]
+        var vocabulary = TokenVocabulary()
         var substringKeys: [SubstringKey] = []
         var parentKeys: [String: (key: String, entry: SeedEntry)] = [:]
         for key in sortedKeys {
@@ -103,8 +121,7 @@ public struct BrandMatcher: Sendable {
             let loose = TextForms.loose(key)
             if !loose.isEmpty, looseIndex[loose] == nil { looseIndex[loose] = key }
             if key.count >= Self.minimumSubstringKeyLength, !loose.isEmpty, !Self.directOnlyKeys.contains(key) {
-                substringKeys.append(
-                    SubstringKey(key: key, padded: " " + loose + " ", looseLength: loose.count, entry: entry))
+                substringKeys.append(SubstringKey(key: key, tokens: vocabulary.add(loose), entry: entry))
             }
             let parentID = entry.parent + "\u{0}" + entry.ticker
             if parentKeys[parentID] == nil { parentKeys[parentID] = (key, entry) }
@@ -121,49 +138,48 @@ public struct BrandMatcher: Sendable {
                 let core = Self.stripSuffixes(loose)
                 parents.append(
                     ParentName(
-                        loose: loose, core: core, coreTokens: TextForms.tokens(core).count, key: key, entry: entry))
+                        looseTokens: vocabulary.add(loose), looseLength: loose.count, coreTokens: vocabulary.add(core),
+                        coreLength: core.count, coreIsDirectOnly: Self.directOnlyKeys.contains(core), key: key,
+                        entry: entry))
+            }
+        }
+        var substringRanksByFirstToken: [Int: [Int]] = [:]
+        for (rank, candidate) in substringKeys.enumerated() {
+            if let first = candidate.tokens.first { substringRanksByFirstToken[first, default: []].append(rank) }
+        }
+        var parentsByFirstToken: [Int: [Int]] = [:]
+        for (index, parent) in parents.enumerated() {
+            for first in Set([parent.looseTokens.first, parent.coreTokens.first].compactMap { $0 }) {
+                parentsByFirstToken[first, default: []].append(index)
             }
         }
         self.looseIndex = looseIndex
+        self.vocabulary = vocabulary
         self.substringKeys = substringKeys
+        self.substringRanksByFirstToken = substringRanksByFirstToken
         self.parents = parents
+        self.parentsByFirstToken = parentsByFirstToken
     }
 
     /// Direct hit: the normalized text is a seed key (or loosely equal to one).
     public func direct(_ text: String) -> Match? {
-        let normalized = BrandSeed.normalize(text)
-        guard !normalized.isEmpty else { return nil }
-        if let entry = seed.entries[normalized] {
-            return Match(key: normalized, entry: entry, method: .direct)
-        }
-        if let key = looseIndex[TextForms.loose(normalized)], let entry = seed.entries[key] {
-            return Match(key: key, entry: entry, method: .direct)
-        }
-        return nil
+        direct(prepared(text))
     }
 
     /// Longest seed key (≥ 4 characters, not direct-only) contained in the text as whole words.
     public func longestSubstring(_ text: String) -> Match? {
-        let loose = TextForms.loose(BrandSeed.normalize(text))
-        guard !loose.isEmpty else { return nil }
-        let padded = " " + loose + " "
-        let length = loose.count
-        for candidate in substringKeys where candidate.looseLength <= length {
-            if padded.contains(candidate.padded) {
-                return Match(key: candidate.key, entry: candidate.entry, method: .substring)
-            }
-        }
-        return nil
+        longestSubstring(prepared(text))
     }
 
     /// Parent-company hit: the text equals or contains a listed parent's name (see the type's rules).
     public func parent(_ text: String) -> Match? {
-        parentHit(text).map { $0.match }
+        parentHit(prepared(text)).map { $0.match }
     }
 
     /// The cascade for one text: direct → substring → parent.
     public func match(_ text: String) -> Match? {
-        direct(text) ?? longestSubstring(text) ?? parent(text)
+        let given = prepared(text)
+        return direct(given) ?? longestSubstring(given) ?? parentHit(given)?.match
     }
 
     /// The cascade over several OCR candidates (e.g. each line of visible text). The candidates joined with
@@ -171,8 +187,9 @@ public struct BrandMatcher: Sendable {
     /// preference: a direct hit on the earliest candidate; else the longest substring key over all candidates
     /// (ties → earliest candidate); else the longest parent name (ties → earliest candidate).
     public func matchAny(_ candidates: [String]) -> Match? {
-        var texts = candidates.map(BrandSeed.normalize).filter { !$0.isEmpty }
-        if texts.count > 1 { texts.append(texts.joined(separator: " ")) }
+        var normalized = candidates.map(BrandSeed.normalize).filter { !$0.isEmpty }
+        if normalized.count > 1 { normalized.append(normalized.joined(separator: " ")) }
+        let texts = normalized.map(prepared)
         for text in texts {
             if let hit = direct(text) { return hit }
         }
@@ -202,25 +219,70 @@ public struct BrandMatcher: Sendable {
         }
     }
 
-    // MARK: - Parent matching
+    // MARK: - The steps on a prepared text
 
-    private func parentHit(_ text: String) -> (match: Match, length: Int)? {
-        let loose = TextForms.loose(BrandSeed.normalize(text))
-        guard !loose.isEmpty else { return nil }
-        let textCore = Self.stripSuffixes(loose)
-        let textHasSuffix = textCore != loose
+    private func prepared(_ text: String) -> Text {
+        let normalized = BrandSeed.normalize(text)
+        let loose = TextForms.loose(normalized)
+        let tokens = TextForms.tokens(loose)
+        return Text(
+            normalized: normalized, loose: loose, tokens: vocabulary.numbers(of: tokens),
+            core: Self.coreRange(tokens))
+    }
+
+    private func direct(_ text: Text) -> Match? {
+        guard !text.normalized.isEmpty else { return nil }
+        if let entry = seed.entries[text.normalized] {
+            return Match(key: text.normalized, entry: entry, method: .direct)
+        }
+        if let key = looseIndex[text.loose], let entry = seed.entries[key] {
+            return Match(key: key, entry: entry, method: .direct)
+        }
+        return nil
+    }
+
+    /// The best-ranked substring key that occurs at any token of the text: only keys starting with that token
+    /// are tried, in rank order, and none ranked after the best found so far.
+    private func longestSubstring(_ text: Text) -> Match? {
+        var best: Int?
+        for start in text.tokens.indices {
+            guard let ranks = substringRanksByFirstToken[text.tokens[start]] else { continue }
+            for rank in ranks {
+                if let best, rank >= best { break }
+                if TokenRuns.occurs(substringKeys[rank].tokens, in: text.tokens, at: start) {
+                    best = rank
+                    break
+                }
+            }
+        }
+        guard let best else { return nil }
+        let hit = substringKeys[best]
+        return Match(key: hit.key, entry: hit.entry, method: .substring)
+    }
+
+    /// The longest parent name the text equals or contains. Only parents whose full name or core starts with one
+    /// of the text's tokens can match; they are tried in the parents' order (the first of equal lengths wins).
+    private func parentHit(_ text: Text) -> (match: Match, length: Int)? {
+        guard !text.tokens.isEmpty else { return nil }
+        let textCore = Array(text.tokens[text.core])
+        let textHasSuffix = text.core.count != text.tokens.count
+        var candidates = Set<Int>()
+        for token in Set(text.tokens) { candidates.formUnion(parentsByFirstToken[token] ?? []) }
         var best: (parent: ParentName, length: Int)?
-        for parent in parents {
+        for index in candidates.sorted() {
+            let parent = parents[index]
             var length = 0
-            if loose == parent.loose || (parent.loose.count >= 4 && TextForms.containsTokens(loose, parent.loose)) {
-                length = parent.loose.count
-            } else if !parent.core.isEmpty {
-                if parent.coreTokens >= 2, !Self.directOnlyKeys.contains(parent.core),
-                    TextForms.containsTokens(loose, parent.core)
+            if text.tokens == parent.looseTokens
+                || (parent.looseLength >= 4 && TokenRuns.occurs(parent.looseTokens, in: text.tokens))
+            {
+                length = parent.looseLength
+            } else if !parent.coreTokens.isEmpty {
+                if parent.coreTokens.count >= 2, !parent.coreIsDirectOnly,
+                    TokenRuns.occurs(parent.coreTokens, in: text.tokens)
                 {
-                    length = parent.core.count
-                } else if textHasSuffix, textCore == parent.core, parent.core.count >= 2 {
-                    length = parent.core.count
+                    length = parent.coreLength
+                } else if textHasSuffix, textCore == parent.coreTokens, parent.coreLength >= 2 {
+                    length = parent.coreLength
                 }
             }
             if length > (best?.length ?? 0) { best = (parent, length) }
@@ -235,19 +297,27 @@ public struct BrandMatcher: Sendable {
         "llc", "lp", "sa", "ag", "nv", "se", "ab", "spa", "oyj", "holdings", "holding", "group", "and",
     ]
 
+    /// A loose name without its corporate suffixes and leading "the" (`coreRange`).
     static func stripSuffixes(_ loose: String) -> String {
-        var tokens = TextForms.tokens(loose)
-        if tokens.first == "the", tokens.count > 1 { tokens.removeFirst() }
-        while tokens.count > 1 {
-            if let last = tokens.last, corporateSuffixes.contains(last) {
-                tokens.removeLast()
-            } else if tokens.count > 2, tokens[tokens.count - 2] == "a", tokens[tokens.count - 1] == "s" {
-                tokens.removeLast(2)  // "A/S"
+        let tokens = TextForms.tokens(loose)
+        return tokens[coreRange(tokens)].joined(separator: " ")
+    }
+
+    /// The tokens left when a leading "the" and trailing corporate-form words are dropped (at least one stays).
+    static func coreRange(_ tokens: [Substring]) -> Range<Int> {
+        var start = 0
+        var end = tokens.count
+        if tokens.first == "the", tokens.count > 1 { start = 1 }
+        while end - start > 1 {
+            if corporateSuffixes.contains(tokens[end - 1]) {
+                end -= 1
+            } else if end - start > 2, tokens[end - 2] == "a", tokens[end - 1] == "s" {
+                end -= 2  // "A/S"
             } else {
                 break
             }
         }
-        return tokens.joined(separator: " ")
+        return start..<end
     }
 
     /// `"Industria de Diseño Textil SA (Inditex)"` → the name without the parenthesis, and `Inditex`.

@@ -42,12 +42,6 @@ enum TextForms {
         loose.split(separator: " ")
     }
 
-    /// Whether `needle` occurs in `haystack` as whole tokens (both loose forms).
-    static func containsTokens(_ haystack: String, _ needle: String) -> Bool {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
-        return (" " + haystack + " ").contains(" " + needle + " ")
-    }
-
     private static let foldTable: [Unicode.Scalar: String] = {
         let groups: [(String, String)] = [
             ("àáâãäåāăą", "a"), ("çćĉċč", "c"), ("ďđ", "d"), ("èéêëēĕėęě", "e"), ("ĝğġģ", "g"), ("ĥħ", "h"),
