@@ -6,15 +6,23 @@
 #     idle CPU per second of each process (consumers polling the dev broker), then CPU-µs per request answered
 #     (scripts/lib/cpu.sh) of gateway, Identify, dev broker, Redis and the load generator for:
 #     POST /v1/resolve-comparable with LoadGen at each of CPU_RATES ("1000 2000") and with wrk -c64 (closed loop),
-#     GET /v1/health with wrk (the gateway alone), POST /v1/identify (undecodable photo + hint) at IDENTIFY_RATE (300).
+#     GET /v1/health with wrk (the gateway alone) and nginx (one worker) serving a static file the same way,
+#     POST /v1/identify (undecodable photo + hint) at IDENTIFY_RATE (300).
 #     CPU_AGING_ROUNDS=N then adds N rounds of 1,800/s traffic, each followed by 1,000/s again (the dev broker's
 #     log grows; see docs/BENCHMARKS.md). Context switches per request of each process too; CPU_THREADS=1 breaks them down by thread name (libmicrohttpd's,
 #     librdkafka's, our poll threads, the cooperative pool), to show which hop wakes whom.
 #   scripts/bench-cpu.sh --callgrind [requests (default 2000)] [rate (default 100)]
 #     runs the gateway and Identify under `valgrind --tool=callgrind` (instrumentation switched on after the
-#     warm-up, so start-up is not counted), sends that many resolve-comparable requests at that rate, and prints
-#     instructions per request of each process and the top inclusive functions (callgrind_annotate). Instruction
-#     counts are the same on a busy box and a quiet one. Output files: .stack/bench-cpu/callgrind.*.
+#     warm-up, so start-up is not counted), sends that many requests at that rate (CALLGRIND_ROUTE: comparable,
+#     the default, resolve-comparable; identify, identify with a photo as below; health, GET /v1/health), and
+#     prints instructions per request of each process and the top inclusive functions (callgrind_annotate).
+#     Instruction counts are the same on a busy box and a quiet one. Each thread is counted apart
+#     (--separate-threads) and classed by what it runs: the Swift cooperative pool, our Kafka poll threads,
+#     libmicrohttpd's thread, librdkafka's threads. Each class's idle rate is subtracted on its own, so the fetch
+#     polling of librdkafka's threads (one fetch per 1 ms per broker while traffic flows, paced while idle) does
+#     not drown the work the other threads do per request. Output files:
+#     .stack/bench-cpu/callgrind.<pid>.<dump>-<thread>, <process>.top.txt (inclusive) and <process>.self.txt
+#     (exclusive), per request and summed over threads.
 #   CPU_TRACING=on (either mode): the gateway and Identify trace every request (OTEL_TRACES_SAMPLER=always_on) and
 #     export to a loopback OTLP receiver (scripts/checks/otlp_receiver.py --count), which reports the spans it
 #     received; default off (no endpoint: no tracer installed).
@@ -30,7 +38,7 @@ PROFILE_RATE=${2:-100}
 CPU_RATES=${CPU_RATES:-"1000 2000"}
 IDENTIFY_RATE=${IDENTIFY_RATE:-300}
 
-stack_install wrk valgrind
+stack_install wrk valgrind nginx
 mkdir -p .stack
 : >.stack/bench-cpu-build.log
 # Only the binaries this script runs (a release build of every product takes far longer on a shared box).
@@ -58,8 +66,13 @@ RUN=()
 if [ $MODE = callgrind ]; then
   # --instr-atstart=no: nothing is counted until `callgrind_control -i on` after the warm-up.
   cc -shared -fPIC -O2 -o $D/valgrind-sigsuspend.so scripts/lib/valgrind-sigsuspend.c
+  # Under valgrind on a shared box a consumer can miss the dev profile's 1.5 s session (its group rebalances and
+  # requests time out): longer group timeouts for the profiled processes.
+  export KAFKA_CONFIG_SESSION_TIMEOUT_MS=${KAFKA_CONFIG_SESSION_TIMEOUT_MS:-10000}
+  export KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS=${KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS:-1000}
+  export KAFKA_CONFIG_MAX_POLL_INTERVAL_MS=${KAFKA_CONFIG_MAX_POLL_INTERVAL_MS:-60000}
   RUN=(env LD_PRELOAD="$PWD/$D/valgrind-sigsuspend.so"
-    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$PWD/$D/callgrind.%p")
+    valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file="$PWD/$D/callgrind.%p")
 fi
 if [ "${CPU_TRACING:-off}" = on ]; then
   source scripts/lib/py-ops.sh
@@ -88,6 +101,14 @@ comparable() { # RATE SECONDS LABEL
   "$BIN/LoadGen" "$URL/v1/resolve-comparable" "$1" "$2" --method POST --body-file $D/comparable.json \
     --header "Content-Type: application/json" --label "$3"
 }
+BOUNDARY=benchboundary
+printf -- "--%s\r\nContent-Disposition: form-data; name=\"image\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff\xe0benchjpeg\xff\xd9\r\n--%s\r\nContent-Disposition: form-data; name=\"hint\"\r\n\r\nStarbucks\r\n--%s--\r\n" \
+  "$BOUNDARY" "$BOUNDARY" "$BOUNDARY" >$D/identify.body
+identify() { # RATE SECONDS LABEL
+  "$BIN/LoadGen" "$URL/v1/identify" "$1" "$2" --method POST --body-file $D/identify.body \
+    --header "Content-Type: multipart/form-data; boundary=$BOUNDARY" --header "X-Device-Id: bench" --label "$3"
+}
+health() { "$BIN/LoadGen" "$URL/v1/health" "$1" "$2" --label "$3"; } # RATE SECONDS LABEL
 # Warm up until the command group has settled (answers are 200).
 for _ in $(seq 1 30); do
   out=$(comparable 5 2 "warm-up")
@@ -95,6 +116,7 @@ for _ in $(seq 1 30); do
 done
 
 if [ $MODE = callgrind ]; then
+  [ "${CALLGRIND_ROUTE:-comparable}" = identify ] && identify 5 2 "warm-up" >/dev/null
   # Dump 1: IDLE_SECONDS without requests (pollers, timers); dump 2: the requests. Each dump zeroes the counters.
   IDLE_SECONDS=${IDLE_SECONDS:-10}
   profiled="gateway=$GATEWAY_PID identify=$IDENTIFY_PID"
@@ -103,7 +125,8 @@ if [ $MODE = callgrind ]; then
   for entry in $profiled; do callgrind_control -d "${entry#*=}" >/dev/null; done
   seconds=$(awk -v n="$REQUESTS" -v r="$PROFILE_RATE" 'BEGIN { printf "%.2f", n / r }')
   spans_before=$(spans_received)
-  out=$(comparable "$PROFILE_RATE" "$seconds" "POST /v1/resolve-comparable under callgrind, $REQUESTS requests")
+  route=${CALLGRIND_ROUTE:-comparable}
+  out=$($route "$PROFILE_RATE" "$seconds" "$route under callgrind, $REQUESTS requests")
   echo "$out"
   answered=$(cpu_answered "$out")
   # The exporters send a batch at least every OTEL_BSP_SCHEDULE_DELAY (5 s): with tracing on the window stays open
@@ -117,15 +140,58 @@ if [ $MODE = callgrind ]; then
       'BEGIN { printf "== spans received during the window: %d (%.1f per request)\n", b - a, (b - a) / n }'
   fi
   ir() { awk '/^(summary|totals):/ { print $2; exit }' "$1"; }
+  # thread_class FILE: what the thread of a per-thread dump runs (its entry function is in the file).
+  thread_class() {
+    # (librdkafka and libmicrohttpd are stripped: their threads are known by what they call back into.)
+    if grep -q 'swift_job_run' "$1"; then echo pool
+    elif grep -q 'pollLoop' "$1"; then echo kafka-poll
+    elif grep -qE 'accessHandlerCallback|uriLogCallback' "$1"; then echo microhttpd
+    elif grep -q 'librdkafka' "$1"; then echo librdkafka
+    else echo other; fi
+  }
+  # per_function PID DUMP OPTION REQUESTS: instructions per request by function, summed over the dump's threads
+  # (callgrind_annotate reads one file at a time). Exclusive costs of one function listed under several source files
+  # (inlined code) are summed; inclusive ones keep their file, as callgrind_annotate's entries of one function
+  # overlap there.
+  per_function() {
+    for file in $D/callgrind.$1.$2-*; do
+      callgrind_annotate --auto=no "$3" --threshold=100 "$file" 2>/dev/null | sed -n '/^Ir/,$p' | tail -n +3
+    done | awk -v n="$4" -v merge="$([ "$3" = --inclusive=no ] && echo 1)" '$1 ~ /^[0-9,]+$/ {
+        ir = $1; gsub(",", "", ir); sub(/^ *[0-9,]+ +(\( *[0-9.]+%\) +)?/, "")
+        if (merge) sub(/^[^ :]*:/, ""); cost[$0] += ir } END { for (f in cost) printf "%10.1f  %s\n", cost[f] / n, f }' |
+      sort -rn
+  }
   for entry in $profiled; do
     name=${entry%%=*} pid=${entry#*=}
-    idle=$(ir $D/callgrind.$pid.1) busy=$(ir $D/callgrind.$pid.2)
+    declare -A idle_of=() busy_of=()
+    for dump in 1 2; do
+      for file in $D/callgrind.$pid.$dump-*; do
+        class=$(thread_class "$file") count=$(ir "$file")
+        if [ $dump = 1 ]; then idle_of[$class]=$((${idle_of[$class]:-0} + count))
+        else busy_of[$class]=$((${busy_of[$class]:-0} + count)); fi
+      done
+    done
+    idle=0 busy=0 line=""
+    for class in pool kafka-poll microhttpd librdkafka other; do
+      i=${idle_of[$class]:-0} b=${busy_of[$class]:-0}
+      idle=$((idle + i)) busy=$((busy + b))
+      [ "$i$b" = 00 ] && continue
+      line+=$(awk -v i="$i" -v b="$b" -v is="$IDLE_SECONDS" -v bs="$seconds" -v n="$answered" -v c="$class" \
+        'BEGIN { printf "%s %.1fk (idle %.1fM/s) · ", c, (b - i / is * bs) / n / 1000, i / is / 1e6 }')
+    done
     awk -v i="$idle" -v b="$busy" -v is="$IDLE_SECONDS" -v bs="$seconds" -v n="$answered" -v name="$name" 'BEGIN {
       printf "== %s: %.0f instructions per request (%.0f with the idle rate of %.0f/s subtracted; %d answered)\n",
         name, b / n, (b - i / is * bs) / n, i / is, n }'
-    callgrind_annotate --inclusive=yes $D/callgrind.$pid.2 2>/dev/null | sed -n '/^Ir/,$p' | head -60 >$D/$name.top.txt || true
-    echo "== $name: top inclusive costs of the requests (full list: $D/$name.top.txt)"
-    head -32 $D/$name.top.txt
+    echo "== $name by thread class, per request, each class's idle rate subtracted: ${line% · }"
+    per_function "$pid" 2 --inclusive=yes "$answered" >$D/$name.top.txt
+    per_function "$pid" 2 --inclusive=no "$answered" >$D/$name.self.txt
+    # The idle window's costs scaled to the request window's length, per request, to subtract by group.
+    per_function "$pid" 1 --inclusive=no "$(awk -v n="$answered" -v is="$IDLE_SECONDS" -v bs="$seconds" \
+      'BEGIN { print n * is / bs }')" >$D/$name.idle.txt
+    echo "== $name by library and kind, exclusive instructions per request, idle subtracted:"
+    awk -f scripts/lib/callgrind-groups.awk $D/$name.idle.txt $D/$name.self.txt | sort -rn | sed 's/^/==   /'
+    echo "== $name: top inclusive instructions per request, all threads (exclusive: $D/$name.self.txt)"
+    sed -n 1,32p $D/$name.top.txt
   done
   exit 0
 fi
@@ -159,14 +225,26 @@ cpu_measure "$PROCESSES" "resolve-comparable, wrk -t1 -c64 (closed loop)" \
 sleep 2
 cpu_measure "gateway=$GATEWAY_PID" "GET /v1/health, wrk -t1 -c50" wrk -t1 -c50 -d"${DURATION}s" "$URL/v1/health"
 sleep 2
+# nginx (one worker) serving a static file of about the same size, same wrk settings, for comparison.
+NGINX_PORT=$(stack_free_port)
+mkdir -p $D/www && echo '{"ok":true,"service":"mapvest-api"}' >$D/www/health.json
+cat >$D/nginx.conf <<CONF
+worker_processes 1; pid $PWD/$D/nginx.pid; error_log $PWD/$D/nginx-error.log;
+events { worker_connections 1024; }
+http { access_log off; server { listen 127.0.0.1:$NGINX_PORT; root $PWD/$D/www; } }
+CONF
+nginx -c "$PWD/$D/nginx.conf"
+NGINX_WORKER=""
+for _ in $(seq 1 100); do
+  [ -s $D/nginx.pid ] && NGINX_WORKER=$(pgrep -P "$(cat $D/nginx.pid)" | head -1 || true)
+  [ -n "$NGINX_WORKER" ] && break
+  sleep 0.1
+done
+pids+=("$(cat $D/nginx.pid)")
+cpu_measure "nginx=$NGINX_WORKER" "GET /health.json (nginx static file), wrk -t1 -c50" \
+  wrk -t1 -c50 -d"${DURATION}s" "http://127.0.0.1:$NGINX_PORT/health.json"
+sleep 2
 
-BOUNDARY=benchboundary
-printf -- "--%s\r\nContent-Disposition: form-data; name=\"image\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff\xe0benchjpeg\xff\xd9\r\n--%s\r\nContent-Disposition: form-data; name=\"hint\"\r\n\r\nStarbucks\r\n--%s--\r\n" \
-  "$BOUNDARY" "$BOUNDARY" "$BOUNDARY" >$D/identify.body
-identify() { # RATE SECONDS LABEL
-  "$BIN/LoadGen" "$URL/v1/identify" "$1" "$2" --method POST --body-file $D/identify.body \
-    --header "Content-Type: multipart/form-data; boundary=$BOUNDARY" --header "X-Device-Id: bench" --label "$3"
-}
 identify 5 2 "warm-up" >/dev/null
 cpu_measure "$PROCESSES" "identify (photo + hint), LoadGen at ${IDENTIFY_RATE}/s" \
   identify "$IDENTIFY_RATE" "$DURATION" "  identify ${IDENTIFY_RATE}/s"

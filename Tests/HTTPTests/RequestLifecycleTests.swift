@@ -337,14 +337,23 @@ struct RequestLifecycleTests {
             headers: [
                 ("Content-Length", "99"), ("transfer-encoding", "chunked"), ("Connection", "keep-alive"),
                 ("X-Ok", "1"), ("Bad Name", "x"), ("X-Split", "a\r\nInjected: yes"), ("", "empty"),
+                ("Content-Lengtz", "2"), ("X-Ünicode", "x"), ("X-Nul", "a\u{0}b"), ("X-Utf8", "café"),
             ])
         let open = ResponseFraming(response, closing: false)
         #expect(open.status == 200)
-        #expect(open.headers == [.init(name: "Connection", value: "keep-alive"), .init(name: "X-Ok", value: "1")])
-        #expect(open.invalid == ["Bad Name", "X-Split", ""])
+        #expect(
+            open.headers == [
+                .init(name: "Connection", value: "keep-alive"), .init(name: "X-Ok", value: "1"),
+                .init(name: "Content-Lengtz", value: "2"), .init(name: "X-Utf8", value: "café"),
+            ])
+        #expect(open.invalid == ["Bad Name", "X-Split", "", "X-Ünicode", "X-Nul"])
 
         let closing = ResponseFraming(response, closing: true)
-        #expect(closing.headers == [.init(name: "X-Ok", value: "1"), .init(name: "Connection", value: "close")])
+        #expect(
+            closing.headers == [
+                .init(name: "X-Ok", value: "1"), .init(name: "Content-Lengtz", value: "2"),
+                .init(name: "X-Utf8", value: "café"), .init(name: "Connection", value: "close"),
+            ])
 
         #expect(ResponseFraming(.empty(101), closing: false).status == 500)
         #expect(ResponseFraming(.empty(600), closing: false).status == 500)

@@ -106,6 +106,9 @@ struct EnvironmentTests {
     @Test func timestampsAreISO8601WithMilliseconds() {
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_700_000_000.123)) == "2023-11-14T22:13:20.123Z")
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.25)) == "2000-02-29T00:00:00.250Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59.000Z")
     }
 }
 

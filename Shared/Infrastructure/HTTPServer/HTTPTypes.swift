@@ -43,6 +43,15 @@ enum HeaderName {
         let x = a.utf8
         let y = b.utf8
         guard x.count == y.count else { return false }
+        // Native strings are contiguous UTF-8: compare the buffers (zipping the views costs ~20 instructions a byte).
+        if let same = x.withContiguousStorageIfAvailable({ p in
+            y.withContiguousStorageIfAvailable { q in
+                for i in 0..<p.count where lower(p[i]) != lower(q[i]) { return false }
+                return true
+            }
+        }), let same {
+            return same
+        }
         for (p, q) in zip(x, y) where lower(p) != lower(q) { return false }
         return true
     }

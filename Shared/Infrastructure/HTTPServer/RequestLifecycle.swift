@@ -295,8 +295,21 @@ package struct ResponseFraming: Sendable, Equatable {
     /// A token name (visible ASCII without `:`) and a value without CR, LF or NUL.
     package static func isValid(_ name: String, _ value: String) -> Bool {
         guard !name.isEmpty else { return false }
-        for c in name.utf8 where c <= 32 || c >= 127 || c == UInt8(ascii: ":") { return false }
-        for c in value.utf8 where c == 13 || c == 10 || c == 0 { return false }
+        // Native strings are contiguous UTF-8: scan the buffers (iterating the views costs several times more).
+        let nameValid =
+            name.utf8.withContiguousStorageIfAvailable(isToken) ?? Array(name.utf8).withUnsafeBufferPointer(isToken)
+        guard nameValid else { return false }
+        return value.utf8.withContiguousStorageIfAvailable(isFieldValue)
+            ?? Array(value.utf8).withUnsafeBufferPointer(isFieldValue)
+    }
+
+    private static func isToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in bytes where c <= 32 || c >= 127 || c == UInt8(ascii: ":") { return false }
+        return true
+    }
+
+    private static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in bytes where c == 13 || c == 10 || c == 0 { return false }
         return true
     }
 }

@@ -47,33 +47,38 @@ public enum Timestamp {
         var t = time_t(secs)
         var parts = tm()
         gmtime_r(&t, &parts)
-        // Hand-formatted: this runs on hot paths (every log line, every health check).
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func digits(_ value: Int, _ width: Int) {
-            var v = value
-            var buffer = [UInt8](repeating: 48, count: width)
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                buffer[i] = UInt8(48 + v % 10)
-                v /= 10
+        // Hand-formatted straight into the string's storage: this runs on hot paths (every log line, every health
+        // check), where a buffer per field cost more than the formatting.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            var end = 0
+            func digits(_ value: Int, _ width: Int) {
+                var v = value
+                for i in stride(from: end + width - 1, through: end, by: -1) {
+                    out[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+                end += width
             }
-            out += buffer
+            func byte(_ b: UInt8) {
+                out[end] = b
+                end += 1
+            }
+            digits(Int(parts.tm_year) + 1900, 4)
+            byte(45)
+            digits(Int(parts.tm_mon) + 1, 2)
+            byte(45)
+            digits(Int(parts.tm_mday), 2)
+            byte(84)
+            digits(Int(parts.tm_hour), 2)
+            byte(58)
+            digits(Int(parts.tm_min), 2)
+            byte(58)
+            digits(Int(parts.tm_sec), 2)
+            byte(46)
+            digits(millis, 3)
+            byte(90)
+            return end
         }
-        digits(Int(parts.tm_year) + 1900, 4)
-        out.append(45)
-        digits(Int(parts.tm_mon) + 1, 2)
-        out.append(45)
-        digits(Int(parts.tm_mday), 2)
-        out.append(84)
-        digits(Int(parts.tm_hour), 2)
-        out.append(58)
-        digits(Int(parts.tm_min), 2)
-        out.append(58)
-        digits(Int(parts.tm_sec), 2)
-        out.append(46)
-        digits(millis, 3)
-        out.append(90)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses an RFC 3339 `date-time` (`RFC3339`), else ISO-8601 as Foundation reads it, with or without fractional
