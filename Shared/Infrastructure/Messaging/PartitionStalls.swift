@@ -13,7 +13,7 @@
 /// delay as any read does (answered by the partition, the stall ends), while the stall holds another `recheckAfter`
 /// for the reads behind it, so one read a second pays the hedge delay, not every read sent within one.
 package struct PartitionStalls: Sendable, Equatable {
-    /// How long a stall holds after its last overdue first copy.
+    /// How long a stall holds after its last overdue first copy, or after its last probe (`hedgesAtOnce`).
     package static let recheckAfter: Duration = .seconds(1)
 
     private struct Stall: Sendable, Equatable {
