@@ -10,7 +10,10 @@
 #   env RATE (100), RAISED_MS (100), BENCH_CONFIG (release), BIN (a folder of built binaries: no build),
 #   CASES (some of "kill9 sigterm static"; default all), SETTLE (seconds the group gets to form before a case; 25),
 #   REPLICA_RDKAFKA=wheel (the replicas load the dev broker's newer librdkafka instead of Debian's 2.0.2, whose
-#   cooperative consumer loses its whole assignment when a commit meets a rebalance: librdkafka issue 4059)
+#   cooperative consumer loses its whole assignment when a commit meets a rebalance: librdkafka issue 4059),
+#   REPLICA_DEBUG (librdkafka debug contexts, e.g. cgrp: the replicas log at debug level into identify-*.log)
+# Each case's timeline (.stack/bench-failover/timeline-NAME.txt) ends with the instant of the signal and the
+# replicas' group events, in seconds from the start of the load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/stack.sh
@@ -36,6 +39,7 @@ if [ "${REPLICA_RDKAFKA:-}" = wheel ]; then
   [ -n "${MAPVEST_DEV_BROKER_LIBDIR:-}" ] || { echo "bench: no wheel librdkafka for the replicas" >&2; exit 1; }
   REPLICA_ENV=(LD_LIBRARY_PATH="$MAPVEST_DEV_BROKER_LIBDIR")
 fi
+if [ -n "${REPLICA_DEBUG:-}" ]; then REPLICA_ENV+=(LOG_LEVEL=debug KAFKA_CONFIG_DEBUG="$REPLICA_DEBUG"); fi
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); ${RATE}/s on one key, binaries from $BIN," \
   "replicas on ${REPLICA_RDKAFKA:-Debian 2.0.2} librdkafka"
 
@@ -90,9 +94,11 @@ run_case() {
   else
     owner=$b; owner_admin=b
   fi
-  local out
+  local out started
+  started=$(date +%s.%N)
   out=$( {
     sleep 4
+    date +%s.%N >"$D/signal-$name.at"
     kill "-$signal" "$owner"
     if [ "$static" = static ]; then
       while kill -0 "$owner" 2>/dev/null; do sleep 0.05; done
@@ -103,19 +109,39 @@ run_case() {
   } >/dev/null 2>&1 & comparable "http://127.0.0.1:$port" "$RATE" "$DURATION" "$name" --timeline 0.5)
   echo "$out" | head -1
   echo "$out" >"$D/timeline-$name.txt"
+  group_events "$name" "$started" "$(cat "$D/signal-$name.at")" "$owner_admin" >>"$D/timeline-$name.txt"
   echo "$out" | awk -v name="$name" -v raised_ms="$RAISED_MS" '/t=/ { for (i = 1; i <= NF; i++) if ($i == "p99") p = $(i + 1);
       if (p + 0 > raised_ms) raised += 0.5; n = split($0, parts, "504×"); if (n > 1) { split(parts[2], c, " "); e += c[1] } }
     END { printf "== %s: %.1f s of raised p99 (0.5 s slices with p99 > %d ms), %d × 504\n", name, raised, raised_ms, e }'
   curl -fs "http://127.0.0.1:$gateway_admin/metrics" | awk -v name="$name" '
     /^messaging_hedges_total\{.*outcome="sent"/ { sent += $NF }
+    /^messaging_hedges_total\{.*outcome="over_budget"/ { over += $NF }
     /^messaging_replies_dropped_total\{.*reason="hedge_loser"/ { lost += $NF }
-    END { printf "== %s: %d hedge copies sent, %d hedge losers dropped\n", name, sent, lost }'
+    END { printf "== %s: %d hedge copies sent, %d hedge losers dropped, %d hedges over budget\n", name, sent, lost, over }'
   # Everything of this case stops; static members are gone for good, so their session must expire before the
   # next case's group settles.
   for pid in "$gateway" "$a" "$b"; do stop_pid "$pid"; done
   if [ -f "$D/restarted.pid" ]; then stop_pid "$(cat "$D/restarted.pid")"; rm -f "$D/restarted.pid"; fi
   [ "$static" = static ] && sleep 11
   return 0
+}
+
+# group_events NAME START SIGNAL_AT OWNER: the signal and the replicas' consumer-group events of a case, in seconds
+# from START (epoch seconds).
+group_events() {
+  local name=$1 start=$2
+  awk -v start="$start" -v at="$3" 'BEGIN { printf "t=%.2f signal to the owner (%s)\n", at - start, "'"$4"'" }'
+  for log in "$D/identify-$name"-*.log; do
+    grep -hE 'shutting down|kafka partitions (assigned|revoked)|kafka consumer closed|assignment.*lost|ILLEGAL_GENERATION|changed join state|Heartbeat.*(REBALANCE|rebalance)|LeaveGroup' "$log" \
+      | python3 -c '
+import datetime, re, sys
+start, who = float(sys.argv[1]), sys.argv[2]
+for line in sys.stdin:
+    ts = re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", line)
+    if not ts: continue
+    t = datetime.datetime.fromisoformat(ts.group(0).replace("Z", "+00:00")).timestamp() - start
+    if t >= -1: print(f"t={t:.2f} {who}: {line.strip()[:240]}")' "$start" "$(basename "$log" .log)"
+  done | sort -t= -k2 -g
 }
 
 selected() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }

@@ -176,4 +176,31 @@ struct PartitionStallsTests {
         stalls.answered(1, sentAt: at(50))
         #expect(!stalls.isStalled(1, now: at(2_000)))
     }
+
+    /// After a lapse one read probes the partition (waits its hedge delay); the reads behind it are hedged at once for
+    /// another `recheckAfter`, and the probe's answer from the partition ends the stall.
+    @Test func afterALapseOneReadProbesAndTheReadsBehindItAreHedgedAtOnce() {
+        var stalls = PartitionStalls()
+        // Whether reads landing on partition 3 at these instants are hedged at once, asked in order.
+        func hedgedAtOnce(_ instants: [Int]) -> [Bool] { instants.map { stalls.hedgesAtOnce(3, now: at($0)) } }
+        let hedged1 = hedgedAtOnce([0])
+        #expect(hedged1 == [false])
+        stalls.overdue(3, sentAt: at(0), now: at(100))
+        let hedged2 = hedgedAtOnce([200, 1_099])
+        #expect(hedged2 == [true, true])
+        // Lapsed: this read is the probe; the ones behind it, within the next second, are hedged at once.
+        let hedged3 = hedgedAtOnce([1_150])
+        #expect(hedged3 == [false])
+        #expect(stalls.isStalled(3, now: at(1_160)))
+        let hedged4 = hedgedAtOnce([1_160, 2_149])
+        #expect(hedged4 == [true, true])
+        // Its probe unanswered by the partition, the next read a second later probes again.
+        let hedged5 = hedgedAtOnce([2_150, 2_200])
+        #expect(hedged5 == [false, true])
+        // The partition answers the probe: the stall ends.
+        stalls.answered(3, sentAt: at(2_150))
+        #expect(!stalls.isStalled(3, now: at(2_210)))
+        let hedged6 = hedgedAtOnce([2_210, 2_220])
+        #expect(hedged6 == [false, false])
+    }
 }

@@ -69,7 +69,14 @@ final class Hedger: Sendable {
         stalls.withLock { $0[topic]?.answered(partition, sentAt: sentAt) }
     }
 
-    /// Whether `partition` of `topic` is stalled (`PartitionStalls`): a read landing there is hedged at once.
+    /// Whether a read whose first copy landed on `partition` of `topic` is hedged at once (`PartitionStalls`): while
+    /// the partition is stalled, except one probe a second.
+    func hedgesAtOnce(topic: String, partition: Int32) -> Bool {
+        let now = ContinuousClock.now
+        return stalls.withLock { $0[topic]?.hedgesAtOnce(partition, now: now) ?? false }
+    }
+
+    /// Whether `partition` of `topic` is stalled (`PartitionStalls`): no hedge goes there.
     func isStalled(topic: String, partition: Int32) -> Bool {
         let now = ContinuousClock.now
         return stalls.withLock { $0[topic]?.isStalled(partition, now: now) ?? false }

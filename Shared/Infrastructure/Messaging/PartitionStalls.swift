@@ -9,10 +9,11 @@
 /// again. An answer to a read sent before the stall began does not count: it may have been queued before the
 /// replica stopped. A stall also lapses `recheckAfter` its last overdue copy: while it holds, the hedges usually win
 /// and the stalled partition's own late answers are dropped as losers, so without the lapse a partition that is
-/// served again would never be seen answering. After the lapse its next read waits its hedge delay as any read does:
-/// answered, the stall ends; overdue again, it is renewed.
+/// served again would never be seen answering. After the lapse one read probes (`hedgesAtOnce`): it waits its hedge
+/// delay as any read does (answered by the partition, the stall ends), while the stall holds another `recheckAfter`
+/// for the reads behind it, so one read a second pays the hedge delay, not every read sent within one.
 package struct PartitionStalls: Sendable, Equatable {
-    /// How long a stall holds after its last overdue first copy.
+    /// How long a stall holds after its last overdue first copy, or after its last probe (`hedgesAtOnce`).
     package static let recheckAfter: Duration = .seconds(1)
 
     private struct Stall: Sendable, Equatable {
@@ -36,6 +37,17 @@ package struct PartitionStalls: Sendable, Equatable {
     package mutating func answered(_ partition: Int32, sentAt: ContinuousClock.Instant) {
         guard let stall = stalls[partition], sentAt >= stall.since else { return }
         stalls[partition] = nil
+    }
+
+    /// Whether a read whose first copy landed on `partition` at `now` is hedged at once: while the partition is
+    /// stalled. The first read after a stall lapsed is its probe (false), and the stall holds another
+    /// `recheckAfter` for the reads behind it (true) until the probe's answer from the partition ends it.
+    package mutating func hedgesAtOnce(_ partition: Int32, now: ContinuousClock.Instant) -> Bool {
+        guard var stall = stalls[partition] else { return false }
+        if now < stall.until { return true }
+        stall.until = now + Self.recheckAfter
+        stalls[partition] = stall
+        return false
     }
 
     /// Whether `partition` is stalled at `now`: its reads are hedged at once and no hedge goes to it.

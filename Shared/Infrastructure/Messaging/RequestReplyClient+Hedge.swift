@@ -18,7 +18,8 @@ extension RequestReplyClient {
             guard remainingMs > 0 else { return }
             let first = firstCopy.partition
             let stalled = first.map { hedger.isStalled(topic: topic, partition: $0) } ?? false
-            // Due at its delay (a stalled partition's reads are hedged at once): the first copy is overdue.
+            // Due at its delay, the first copy is overdue, unless its partition is stalled already (a read hedged
+            // at once, or the stall's probe: the stall holds while it is out).
             if let first, !stalled { hedger.overdue(topic: topic, partition: first, sentAt: firstCopy.sentAt) }
             let targets = hedger.partitions(of: topic, awayFrom: first)
             guard hedger.mayHedge(aroundStall: stalled && targets.answering) else {

@@ -189,8 +189,9 @@ public final class RequestReplyClient: Service {
                 switch result {
                 case .success(let delivery):
                     firstCopy.landed(on: delivery.partition)
-                    // A stalled partition: the hedge goes with the next sweep instead of after the hedge delay.
-                    if hedgeable, hedger.isStalled(topic: topic, partition: delivery.partition) {
+                    // A stalled partition (not its probe): the hedge goes with the next sweep instead of after the
+                    // hedge delay.
+                    if hedgeable, hedger.hedgesAtOnce(topic: topic, partition: delivery.partition) {
                         waiters.hedgeNow(correlationId)
                     }
                 // Only a delivery that certainly did not reach the broker is "not done"; one that may have (timed
