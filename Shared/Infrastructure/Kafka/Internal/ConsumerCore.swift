@@ -125,8 +125,9 @@ final class ConsumerCore: Sendable {
         while !isStopping {
             serviceCommitsAndPause(rk)
             lag.sampleIfDue(rk)
-            let timeout = state.withLock { $0.pacer?.nextChange.remainingMilliseconds } ?? 100
-            guard let message = rd_kafka_consumer_poll(rk, min(100, timeout + 1)) else { continue }
+            let now = ContinuousClock.now
+            let wait = state.withLock { s in s.pacer?.pollWait(now: now, settled: s.lifecycle.isSettled) }
+            guard let message = rd_kafka_consumer_poll(rk, wait?.clampedMilliseconds ?? 100) else { continue }
             handlePolled(message)
             rd_kafka_message_destroy(message)
         }
