@@ -69,6 +69,9 @@ package struct ConsumerLifecycle: Sendable {
 
     package var isStopping: Bool { phase == .draining || phase == .closed }
 
+    /// Nothing for the poll loop's turns to do: no handler running or waiting, no finished offset left to commit.
+    package var isSettled: Bool { load == 0 && !tracker.hasCommits }
+
     /// Received messages at which the assignment is paused: the cap plus a local buffer of as many again. Handlers
     /// never exceed the cap; the buffer hides librdkafka's resume latency (a resumed partition is fetched again only
     /// at the broker thread's next periodic scan), which pausing exactly at the cap would pay on every cycle.

@@ -107,4 +107,17 @@ package struct IdleFetchPacer: Sendable, Equatable {
         case .fetching(let until), .resting(let until, _), .probing(let until, _): until
         }
     }
+
+    /// The longest poll wait while handlers run or finished offsets wait for their commit (served on the turns).
+    package static let busyPollWait: Duration = .milliseconds(100)
+    /// The longest poll wait of a settled consumer: a message, a rebalance or a stop ends the wait anyway.
+    package static let settledPollWait: Duration = .seconds(1)
+
+    /// How long the poll thread may block: until just after the next change, and at most `busyPollWait` unless the
+    /// consumer is `settled` (then `settledPollWait`), so a consumer resting between seldom probes is not woken ten
+    /// times a second for nothing.
+    package func pollWait(now: ContinuousClock.Instant, settled: Bool) -> Duration {
+        let untilChange = max(.zero, nextChange - now) + .milliseconds(1)
+        return min(untilChange, settled ? Self.settledPollWait : Self.busyPollWait)
+    }
 }

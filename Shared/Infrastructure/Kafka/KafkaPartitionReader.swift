@@ -136,7 +136,8 @@ final class ReaderCore: Sendable {
             let change = paused == current.paused ? nil : paused
             current.paused = paused
             pace = current
-            return (change, min(100, current.pacer.nextChange.remainingMilliseconds + 1))
+            // Nothing to commit here; a stop and a message expected (`expectMessage`) wake the queue.
+            return (change, current.pacer.pollWait(now: now, settled: true).clampedMilliseconds)
         }
         if change == true { _ = rd_kafka_pause_partitions(rk, list.raw) }
         if change == false {

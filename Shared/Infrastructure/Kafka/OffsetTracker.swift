@@ -120,6 +120,14 @@ package struct OffsetTracker: Sendable {
         partitions[tp]?.committed = nil
     }
 
+    /// Whether a partition has a committable offset not yet handed out for commit.
+    package var hasCommits: Bool {
+        partitions.values.contains { p in
+            guard let offset = p.committable else { return false }
+            return offset > (p.committed ?? Int64.min)
+        }
+    }
+
     /// Running or waiting messages of the given partitions (all when nil).
     package func outstanding(in only: Set<TopicPartition>? = nil) -> Int {
         partitions.reduce(0) { sum, item in (only?.contains(item.key) ?? true) ? sum + item.value.outstanding : sum }

@@ -21,6 +21,9 @@ final class ConsumerCore: Sendable {
         /// Partitions resumed for the current probe, and how many reported their end since.
         var probePartitions = 0
         var probeAnswers = 0
+        /// Where the assignment's fetches stand, kept while the pacer is on: a probe whose partitions' ends have
+        /// not moved is answered without resuming them.
+        var positions = FetchPositions()
     }
 
     let handle: RDKafkaHandle
@@ -122,8 +125,9 @@ final class ConsumerCore: Sendable {
         while !isStopping {
             serviceCommitsAndPause(rk)
             lag.sampleIfDue(rk)
-            let timeout = state.withLock { $0.pacer?.nextChange.remainingMilliseconds } ?? 100
-            guard let message = rd_kafka_consumer_poll(rk, min(100, timeout + 1)) else { continue }
+            let now = ContinuousClock.now
+            let wait = state.withLock { s in s.pacer?.pollWait(now: now, settled: s.lifecycle.isSettled) }
+            guard let message = rd_kafka_consumer_poll(rk, wait?.clampedMilliseconds ?? 100) else { continue }
             handlePolled(message)
             rd_kafka_message_destroy(message)
         }
@@ -133,7 +137,7 @@ final class ConsumerCore: Sendable {
     private func handlePolled(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
         let err = message.pointee.err
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return partitionEnded() }
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return partitionEnded(message) }
             let error = KafkaError(err, detail: errorText(message))
             if let fatal = handle.fatalError() {
                 logger.error("kafka consumer fatal error", [LogKeys.error: .string(fatal.debugDescription)])
@@ -151,9 +155,12 @@ final class ConsumerCore: Sendable {
         admit(received)
     }
 
-    /// During an idle probe, one more partition's fetch came back empty; all of them end the probe.
-    private func partitionEnded() {
+    /// A partition's fetch reached its end; during an idle probe, all of them end the probe.
+    private func partitionEnded(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let topic = message.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+        let tp = TopicPartition(topic: topic, partition: message.pointee.partition)
         state.withLock { s in
+            s.positions.ended(tp, at: message.pointee.offset)
             guard s.pacer?.isProbing == true else { return }
             s.probeAnswers += 1
             if s.probeAnswers >= s.probePartitions { _ = s.pacer?.probeAnswered(now: .now) }
@@ -167,7 +174,11 @@ final class ConsumerCore: Sendable {
     private func admit(_ message: KafkaMessage) {
         let now = ContinuousClock.now
         let start: (Handler, ConsumerLifecycle.Work)? = state.withLock { s in
-            _ = s.pacer?.activity(now: now)
+            if s.pacer != nil {
+                _ = s.pacer?.activity(now: now)
+                s.positions.consumed(
+                    TopicPartition(topic: message.topic, partition: message.partition), offset: message.offset)
+            }
             guard let handler = s.handler, case .run(let work) = s.lifecycle.admit(message) else { return nil }
             return (handler, work)
         }
@@ -195,22 +206,41 @@ final class ConsumerCore: Sendable {
     }
 
     /// Commits finished work asynchronously and pauses or resumes the assignment: paused at the cap, while
-    /// stopping, and while the idle pacer rests.
+    /// stopping, and while the idle pacer rests. An idle probe first asks the leaders for the partitions' ends and
+    /// resumes only when one moved past where this consumer's fetches stand (or is unknown).
     private func serviceCommitsAndPause(_ rk: OpaquePointer) {
         let now = ContinuousClock.now
-        let (commits, change) = state.withLock { s in
+        let (commits, change, probe) = state.withLock { s in
             let commits = s.lifecycle.tick(now: now).commits
             _ = s.pacer?.tick(now: now)
             let paused = s.lifecycle.pausedForCap || s.lifecycle.isStopping || s.pacer?.isFetching == false
-            guard paused != s.appliedPause else { return (commits, Bool?.none) }
+            guard paused != s.appliedPause else { return (commits, Bool?.none, false) }
+            let probe = !paused && s.appliedPause == true && s.pacer?.isProbing == true
             s.appliedPause = paused
-            return (commits, paused)
+            return (commits, paused, probe)
         }
         if !commits.isEmpty { commit(rk, commits, async: true) }
+        if probe, caughtUp(rk) {
+            state.withLock { s in
+                s.appliedPause = true
+                _ = s.pacer?.probeAnswered(now: .now)
+            }
+            return
+        }
         if let paused = change {
             let partitions = setPaused(rk, paused)
             state.withLock { s in (s.probePartitions, s.probeAnswers) = (partitions, 0) }
         }
+    }
+
+    /// Whether every assigned partition's end, as its leader reports it now (one ListOffsets per leader, at most
+    /// 100 ms on this thread), is where this consumer's fetches stand: then an idle probe has nothing to fetch.
+    private func caughtUp(_ rk: OpaquePointer) -> Bool {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(rk, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return false }
+        defer { rd_kafka_topic_partition_list_destroy(assignment) }
+        let ends = endOffsets(rk, assignment)
+        return state.withLock { $0.positions.caughtUp(ends: ends) }
     }
 
     /// Pauses or resumes the whole assignment; returns its size.
@@ -290,6 +320,7 @@ final class ConsumerCore: Sendable {
                 // New partitions are fetched at once; the next turn sets the whole assignment to one state.
                 _ = s.pacer?.activity(now: now)
                 s.appliedPause = nil
+                s.positions.forget(tps)
                 return s.lifecycle.assigned(tps)
             }
             // A partition's pause flag outlives its assignment (it may have been revoked while paused): set it
@@ -299,12 +330,14 @@ final class ConsumerCore: Sendable {
             }
             logger.info("kafka partitions assigned", [LogKeys.kafkaPartitions: .string(describe(tps))])
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            state.withLock { $0.positions.forget(tps) }
             revoke(rk, tps, lost: rd_kafka_assignment_lost(rk) != 0)
             if let error = applyRebalance(rk, assign: false, partitions) {
                 logger.error("kafka unassign failed", [LogKeys.error: .string(error.debugDescription)])
             }
         default:
             logger.error("kafka rebalance error", [LogKeys.error: .string(KafkaError(event).description)])
+            state.withLock { $0.positions.forget(tps) }
             revoke(rk, tps, lost: true)
             _ = applyRebalance(rk, assign: false, partitions)
         }
