@@ -117,7 +117,7 @@ struct GatewayHandler: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, state pending: Pending) async -> HTTPResponse {
-        await GatewayTracing.server(request.head, template: pending.route.template) {
+        await GatewayTracing.server(request.head, span: pending.route.serverSpan) {
             await handleTraced(request, state: pending)
         }
     }

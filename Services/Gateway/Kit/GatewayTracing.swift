@@ -27,20 +27,22 @@ enum GatewayTracing {
             tracestate: head.headers[TraceContext.tracestateHeader])
     }
 
+    /// A routed request's server span: `<method> <route template>` with both as attributes (made once per route).
+    static func serverSpan(method: String, template: String) -> SpanTemplate {
+        SpanTemplate(
+            "\(method) \(template)", kind: .server,
+            attributes: [Attribute(.httpRequestMethod, .string(method)), Attribute(.httpRoute, .string(template))])
+    }
+
+    /// Runs a routed request in its server span (`span`, the route's `serverSpan`); the status on end.
     static func server(
-        _ head: HTTPRequestHead, template: String, isolation: isolated (any Actor)? = #isolation,
+        _ head: HTTPRequestHead, span template: SpanTemplate, isolation: isolated (any Actor)? = #isolation,
         _ body: () async -> HTTPResponse
     ) async -> HTTPResponse {
         guard Tracing.tracer != nil else { return await body() }
-        let parent = clientContext(head)
-        let attributes = [
-            Attribute("http.request.method", .string(head.method)), Attribute("http.route", .string(template)),
-        ]
-        return await Tracing.withSpan(
-            "\(head.method) \(template)", kind: .server, parent: parent, attributes: attributes
-        ) { span in
+        return await Tracing.withSpan(template, parent: clientContext(head)) { span in
             let response = await body()
-            span?.setAttribute("http.response.status_code", .int(Int64(response.status)))
+            span?.setAttribute(.httpResponseStatusCode, .int(Int64(response.status)))
             if response.status >= 500 { span?.setStatus(.error("answered \(response.status)")) }
             return response
         }

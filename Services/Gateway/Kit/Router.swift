@@ -1,5 +1,6 @@
 import Contracts
 import HTTPServer
+import Tracing
 
 /// Who is calling, as the edge established from the headers before any body byte was read.
 struct Caller: Sendable {
@@ -50,6 +51,8 @@ struct Route: Sendable {
     /// For cheap routes outside the limiter and auth (health, config): the answer, computed without suspending.
     let immediate: (@Sendable () -> HTTPResponse)?
     let metrics: RouteMetrics
+    /// The name and constant attributes of the route's server spans, redacted once.
+    let serverSpan: SpanTemplate
 
     static let jsonBodyLimit = 1 << 20
 
@@ -67,6 +70,7 @@ struct Route: Sendable {
         self.handle = handle
         self.immediate = nil
         self.metrics = RouteMetrics(template: template, method: method)
+        self.serverSpan = GatewayTracing.serverSpan(method: method, template: template)
     }
 
     /// A route answered synchronously on the server thread: no body, no auth, not counted by the limiter.
@@ -80,6 +84,7 @@ struct Route: Sendable {
         self.handle = { _ in immediate() }
         self.immediate = immediate
         self.metrics = RouteMetrics(template: template, method: method)
+        self.serverSpan = GatewayTracing.serverSpan(method: method, template: template)
     }
 }
 

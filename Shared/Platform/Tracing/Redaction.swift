@@ -44,14 +44,28 @@ public enum Redaction {
 
     private static func asciiLowercase(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
 
+    /// What the rule already decided about an attribute: nothing, its key's verdict (a key constant,
+    /// `AttributeKey`), or everything (a template's attribute, `SpanTemplate`, kept and scrubbed when it was made).
+    enum Vetting: UInt8, Sendable {
+        case none
+        case keyAllowed
+        case keyDenied
+        case clean
+    }
+
     /// The attributes that may be exported, their text scrubbed; and how many were dropped. When nothing is dropped
-    /// or changed (nearly every span) the same array comes back, without a copy.
+    /// or changed (nearly every span) the same array comes back, without a copy. What an attribute's vetting
+    /// already decided is not decided again.
     public static func apply(_ attributes: [Attribute]) -> (kept: [Attribute], dropped: Int) {
         var kept: [Attribute]?  // built from the first attribute that is dropped or changed on
         for index in attributes.indices {
             let attribute = attributes[index]
             var replacement: Attribute? = attribute
-            if !allows(key: attribute.key) {
+            if attribute.vetting == .clean {
+                if kept == nil { continue }
+            } else if attribute.vetting == .keyDenied
+                || (attribute.vetting == .none && !allows(key: attribute.key))
+            {
                 replacement = nil
             } else if case .string(let text) = attribute.value, let scrubbed = scrubbedIfChanged(text) {
                 replacement = Attribute(attribute.key, .string(scrubbed))
@@ -66,6 +80,13 @@ public enum Redaction {
         }
         guard let kept else { return (attributes, 0) }
         return (kept, attributes.count - kept.count)
+    }
+
+    /// `apply`, its result marked clean: attributes made once (a template's, a table's) that no span's end decides
+    /// again.
+    public static func vetted(_ attributes: [Attribute]) -> (kept: [Attribute], dropped: Int) {
+        let (kept, dropped) = apply(attributes)
+        return (kept.map { Attribute($0.key, $0.value, vetting: .clean) }, dropped)
     }
 
     /// `text` with every forbidden value replaced by `placeholder`: a query string (after `?`) goes whole. Text with

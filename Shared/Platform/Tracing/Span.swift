@@ -14,6 +14,10 @@ public final class Span: Sendable {
     public let name: String
     public let kind: SpanKind
     let startUnixNano: UInt64
+    /// The name came from a `SpanTemplate`, already scrubbed.
+    private let nameIsClean: Bool
+    /// Attributes the template's redaction removed.
+    private let templateDropped: Int
     private let exporter: (any SpanExporting)?
     private let state: Mutex<State>
 
@@ -32,9 +36,34 @@ public final class Span: Sendable {
         self.parentSpanID = parentSpanID
         self.name = name
         self.kind = kind
+        self.nameIsClean = false
+        self.templateDropped = 0
         self.startUnixNano = exporter == nil ? 0 : WallClock.unixNanoseconds(ago: startedAgo)
         self.exporter = exporter
         self.state = Mutex(State(attributes: exporter == nil ? [] : attributes))
+    }
+
+    /// A span of `template`: its name and attributes as the template made them, then `attributes`, with room for
+    /// `room` more set later (one array per span).
+    init(
+        context: TraceContext, parentSpanID: SpanID?, template: SpanTemplate, attributes: [Attribute], room: Int,
+        exporter: (any SpanExporting)?
+    ) {
+        self.context = context
+        self.parentSpanID = parentSpanID
+        self.name = template.name
+        self.kind = template.kind
+        self.nameIsClean = true
+        self.templateDropped = template.droppedAttributes
+        self.startUnixNano = exporter == nil ? 0 : WallClock.unixNanoseconds()
+        self.exporter = exporter
+        var all: [Attribute] = []
+        if exporter != nil {
+            all.reserveCapacity(template.attributes.count + attributes.count + room)
+            all.append(contentsOf: template.attributes)
+            all.append(contentsOf: attributes)
+        }
+        self.state = Mutex(State(attributes: all))
     }
 
     /// Whether this span will be exported (it was sampled).
@@ -43,6 +72,18 @@ public final class Span: Sendable {
     public func setAttribute(_ key: String, _ value: AttributeValue) {
         guard isRecording else { return }
         state.withLock { $0.attributes.append(Attribute(key, value)) }
+    }
+
+    /// `setAttribute` under a key constant (its verdict already given).
+    public func setAttribute(_ key: AttributeKey, _ value: AttributeValue) {
+        guard isRecording else { return }
+        state.withLock { $0.attributes.append(Attribute(key, value)) }
+    }
+
+    /// Adds an attribute made once in advance (e.g. kept by `Redaction.vetted`), as it is.
+    public func setAttribute(_ attribute: Attribute) {
+        guard isRecording else { return }
+        state.withLock { $0.attributes.append(attribute) }
     }
 
     /// Sets the status; `.error` carries a generic description only.
@@ -84,20 +125,23 @@ public final class Span: Sendable {
 
     private func redacted(_ state: State, end: UInt64) -> SpanData {
         let (attributes, dropped) = Redaction.apply(state.attributes)
-        let events = state.events.map {
-            SpanEvent(
-                name: Redaction.scrub($0.name), timeUnixNano: $0.timeUnixNano,
-                attributes: Redaction.apply($0.attributes).kept)
-        }
+        let events =
+            state.events.isEmpty
+            ? []
+            : state.events.map {
+                SpanEvent(
+                    name: Redaction.scrub($0.name), timeUnixNano: $0.timeUnixNano,
+                    attributes: Redaction.apply($0.attributes).kept)
+            }
         let status: SpanStatus =
             switch state.status {
             case .error(let message): .error(Redaction.scrub(message))
             case let other: other
             }
         return SpanData(
-            context: context, parentSpanID: parentSpanID, name: Redaction.scrub(name), kind: kind,
+            context: context, parentSpanID: parentSpanID, name: nameIsClean ? name : Redaction.scrub(name), kind: kind,
             startUnixNano: startUnixNano, endUnixNano: max(end, startUnixNano), attributes: attributes,
-            events: events, status: status, droppedAttributes: dropped)
+            events: events, status: status, droppedAttributes: templateDropped + dropped)
     }
 
     /// The ids log lines written inside this span carry (only when it is recorded).

@@ -26,6 +26,22 @@ public final class Tracer: Sendable {
             context: context, parentSpanID: parent?.spanID, name: name, kind: kind, attributes: attributes,
             exporter: sampled ? exporter : nil, startedAgo: startedAgo)
     }
+
+    /// A new span of `template` (see `startSpan(_:kind:parent:attributes:startedAgo:)`), `attributes` after the
+    /// template's and room for `room` more.
+    public func startSpan(_ template: SpanTemplate, parent: TraceContext?, attributes: [Attribute] = [], room: Int = 2)
+        -> Span
+    {
+        var random = SystemRandomNumberGenerator()
+        let traceID = parent?.traceID ?? TraceID.random(using: &random)
+        let sampled = sampler.shouldSample(traceID: traceID, parent: parent)
+        let context = TraceContext(
+            traceID: traceID, spanID: SpanID.random(using: &random), sampled: sampled,
+            traceState: parent?.traceState ?? "")
+        return Span(
+            context: context, parentSpanID: parent?.spanID, template: template, attributes: attributes, room: room,
+            exporter: sampled ? exporter : nil)
+    }
 }
 
 /// The process's tracer and the span the current task works in. With no tracer installed (no OTLP endpoint set)
@@ -68,6 +84,38 @@ public enum Tracing {
         defer { span.end() }
         do {
             return try await $current.withValue(span) { try await body(span) }
+        } catch {
+            span.recordError(error)
+            throw error
+        }
+    }
+
+    /// `withSpan` for a span of `template` (its name and attributes redacted once), `attributes` after the template's.
+    public static func withSpan<T>(
+        _ template: SpanTemplate, parent: TraceContext? = nil, attributes: @autoclosure () -> [Attribute] = [],
+        isolation: isolated (any Actor)? = #isolation, _ body: (Span?) async throws -> T
+    ) async rethrows -> T {
+        guard let tracer else { return try await body(nil) }
+        let span = tracer.startSpan(template, parent: parent ?? current?.context, attributes: attributes())
+        defer { span.end() }
+        do {
+            return try await $current.withValue(span) { try await body(span) }
+        } catch {
+            span.recordError(error)
+            throw error
+        }
+    }
+
+    /// The synchronous `withSpan` for a span of `template`.
+    public static func withSpan<T>(
+        _ template: SpanTemplate, parent: TraceContext? = nil, attributes: @autoclosure () -> [Attribute] = [],
+        _ body: (Span?) throws -> T
+    ) rethrows -> T {
+        guard let tracer else { return try body(nil) }
+        let span = tracer.startSpan(template, parent: parent ?? current?.context, attributes: attributes())
+        defer { span.end() }
+        do {
+            return try $current.withValue(span) { try body(span) }
         } catch {
             span.recordError(error)
             throw error
