@@ -93,6 +93,27 @@ struct MultipartTests {
         #expect(throws: MultipartError.self) { try Multipart.parse(Self.body(text), boundary: "B") }
     }
 
+    @Test func largeBinaryPartWithNearDelimiters() throws {
+        // 64 KiB of every byte value, cut by CRs, CRLF "--" and the delimiter with its last character wrong.
+        var photo: [UInt8] = []
+        let near = Array("\r\n--\(Self.boundary.dropLast())X".utf8)
+        for i in 0..<1024 { photo += (0..<64).map { UInt8(truncatingIfNeeded: $0 * 7 + i) } + (i % 3 == 0 ? near : []) }
+        var body = Self.body("--\(Self.boundary)\nContent-Disposition: form-data; name=\"image\"; filename=p.jpg\n\n")
+        body += photo
+        body += Self.body(
+            "\n--\(Self.boundary)\nContent-Disposition: form-data; name=\"hint\"\n\nx\n--\(Self.boundary)--\n")
+        let parts = try Multipart.parse(body, boundary: Self.boundary)
+        #expect(parts.map(\.name) == ["image", "hint"])
+        #expect(parts[0].data == photo)
+        #expect(parts[1].data == Array("x".utf8))
+    }
+
+    @Test func partHeadersOverTheLimitThrow() {
+        let long = String(repeating: "a", count: 9 << 10)
+        let text = "--B\nContent-Disposition: form-data; name=\"a\"\nX-Long: \(long)\n\nv\n--B--\n"
+        #expect(throws: MultipartError.self) { try Multipart.parse(Self.body(text), boundary: "B") }
+    }
+
     @Test func tooManyPartsThrow() {
         var text = ""
         for i in 0...Multipart.maxParts { text += "--B\nContent-Disposition: form-data; name=\"p\(i)\"\n\nv\n" }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One part of a `multipart/form-data` body (RFC 7578).
 public struct MultipartPart: Sendable {
     public var name: String
@@ -117,23 +119,25 @@ public enum Multipart {
         return headers
     }
 
-    /// The first index of `needle` in `haystack` at or after `start`, looking at most `limit` bytes.
+    /// The first index of `needle` in `haystack` at or after `start`, looking at most `limit` bytes: `memchr` finds
+    /// each candidate first byte (a photo part is kilobytes, scanned a word at a time), `memcmp` checks the rest.
     private static func find(
         _ needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int = .max
     ) -> Int? {
-        guard let first = needle.first, start >= 0 else { return nil }
+        guard let first = needle.first, start >= 0, let base = haystack.baseAddress else { return nil }
         let last = min(haystack.count - needle.count, limit == .max ? .max : start + limit - needle.count)
         guard start <= last else { return nil }
-        var i = start
-        while i <= last {
-            if haystack[i] == first {
-                var j = 1
-                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
-                if j == needle.count { return i }
+        return needle.withUnsafeBufferPointer { pattern -> Int? in
+            guard let patternBase = pattern.baseAddress else { return nil }
+            var i = start
+            while i <= last {
+                guard let hit = memchr(base + i, Int32(first), last - i + 1) else { return nil }
+                let index = i + UnsafeRawPointer(base + i).distance(to: UnsafeRawPointer(hit))
+                if memcmp(hit, patternBase, pattern.count) == 0 { return index }
+                i = index + 1
             }
-            i += 1
+            return nil
         }
-        return nil
     }
 }
 
