@@ -9,8 +9,8 @@
 # Usage: scripts/bench-failover.sh [seconds per case (default 16)]
 #   env RATE (100), RAISED_MS (100), BENCH_CONFIG (release), BIN (a folder of built binaries: no build),
 #   CASES (some of "kill9 sigterm static"; default all), SETTLE (seconds the group gets to form before a case; 25),
-#   REPLICA_RDKAFKA=wheel (the replicas load the dev broker's newer librdkafka instead of Debian's 2.0.2, whose
-#   cooperative consumer loses its whole assignment when a commit meets a rebalance: librdkafka issue 4059),
+#   REPLICA_RDKAFKA=debian (the replicas load Debian's librdkafka 2.0.2 instead of the stack's 2.16.1, to show
+#   decision 0059's case: its cooperative consumer loses its whole assignment when a commit meets a rebalance),
 #   REPLICA_DEBUG (librdkafka debug contexts, e.g. cgrp: the replicas log at debug level into identify-*.log)
 # Each case's timeline (.stack/bench-failover/timeline-NAME.txt) ends with the instant of the signal and the
 # replicas' group events, in seconds from the start of the load.
@@ -35,13 +35,12 @@ trap 'if [ -f "$D/restarted.pid" ]; then kill -TERM "$(cat "$D/restarted.pid")" 
 PRODUCTION=(KAFKA_CONFIG_SESSION_TIMEOUT_MS=10000 KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS=1000
   KAFKA_CONFIG_MAX_POLL_INTERVAL_MS=300000)
 REPLICA_ENV=()
-if [ "${REPLICA_RDKAFKA:-}" = wheel ]; then
-  [ -n "${MAPVEST_DEV_BROKER_LIBDIR:-}" ] || { echo "bench: no wheel librdkafka for the replicas" >&2; exit 1; }
-  REPLICA_ENV=(LD_LIBRARY_PATH="$MAPVEST_DEV_BROKER_LIBDIR")
+if [ "${REPLICA_RDKAFKA:-}" = debian ]; then
+  REPLICA_ENV=(LD_LIBRARY_PATH=)
 fi
 if [ -n "${REPLICA_DEBUG:-}" ]; then REPLICA_ENV+=(LOG_LEVEL=debug KAFKA_CONFIG_DEBUG="$REPLICA_DEBUG"); fi
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); ${RATE}/s on one key, binaries from $BIN," \
-  "replicas on ${REPLICA_RDKAFKA:-Debian 2.0.2} librdkafka"
+  "replicas on ${REPLICA_RDKAFKA:-the stack's} librdkafka"
 
 # start_identify NAME [ENV...]: an Identify replica; sets LAST_PID and LAST_ADMIN (its admin port).
 start_identify() {

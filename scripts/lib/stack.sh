@@ -25,24 +25,26 @@ stack_install() {
   fi
 }
 
-# DevBroker alone runs on a newer librdkafka than the services (Debian's 2.0.2): the mock cluster of 2.16 is
-# far faster in the tail (docs/BENCHMARKS.md). It comes from the pinned PyPI wheel, cached under .stack/cache.
-# DEV_BROKER_WHEEL= (empty) forces Debian's.
-DEV_BROKER_WHEEL=${DEV_BROKER_WHEEL-confluent-kafka==2.16.1}
+# Every process of the stack (DevBroker, the services, the test binaries) runs on librdkafka 2.16.1, the shared
+# object of the pinned PyPI wheel, cached under .stack/cache and put first on LD_LIBRARY_PATH (decision 0059:
+# Debian's 2.0.2, which the binaries are built against, drops a consumer's assignment when a commit meets a
+# rebalance; the 2.16 mock cluster is also far faster in the tail, docs/BENCHMARKS.md). Same soname and ABI; the
+# wheel's library exports only rd_kafka symbols. RDKAFKA_WHEEL= (empty) runs everything on Debian's.
+RDKAFKA_WHEEL=${RDKAFKA_WHEEL-confluent-kafka==2.16.1}
 
-# stack_dev_broker_libdir: prints a folder holding the wheel's librdkafka as librdkafka.so.1, fetching and
-# unpacking the wheel once; prints nothing (DevBroker then uses Debian's) when it cannot be had.
-stack_dev_broker_libdir() {
+# stack_rdkafka_libdir: prints a folder holding the wheel's librdkafka as librdkafka.so.1, fetching and
+# unpacking the wheel once; prints nothing (Debian's is then used) when it cannot be had.
+stack_rdkafka_libdir() {
   local cache lib
-  [ -n "$DEV_BROKER_WHEEL" ] || return 0
-  cache="$(pwd)/.stack/cache/${DEV_BROKER_WHEEL/==/-}"
+  [ -n "$RDKAFKA_WHEEL" ] || return 0
+  cache="$(pwd)/.stack/cache/${RDKAFKA_WHEEL/==/-}"
   if [ ! -e "$cache/lib/librdkafka.so.1" ]; then
     mkdir -p "$cache/wheel" "$cache/lib"
     if ! ls "$cache"/wheel/*.whl >/dev/null 2>&1; then
-      python3 -m pip download -q --timeout 15 --no-deps --only-binary=:all: "$DEV_BROKER_WHEEL" -d "$cache/wheel" \
-        >"$cache/pip.log" 2>&1 || { stack_log "no $DEV_BROKER_WHEEL wheel (see $cache/pip.log)"; return 0; }
+      python3 -m pip download -q --timeout 15 --no-deps --only-binary=:all: "$RDKAFKA_WHEEL" -d "$cache/wheel" \
+        >"$cache/pip.log" 2>&1 || { stack_log "no $RDKAFKA_WHEEL wheel (see $cache/pip.log)"; return 0; }
     fi
-    python3 - "$cache" <<'PY' || { stack_log "cannot unpack the $DEV_BROKER_WHEEL wheel"; return 0; }
+    python3 - "$cache" <<'PY' || { stack_log "cannot unpack the $RDKAFKA_WHEEL wheel"; return 0; }
 import glob, os, sys, zipfile
 cache = sys.argv[1]
 with zipfile.ZipFile(sorted(glob.glob(os.path.join(cache, "wheel", "*.whl")))[-1]) as wheel:
@@ -57,11 +59,11 @@ os.symlink(os.path.basename(target), link)
 PY
   fi
   lib="$cache/lib"
-  # Only a library that loads on this machine is used; otherwise DevBroker falls back to Debian's.
+  # Only a library that loads on this machine is used; otherwise Debian's is.
   if python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).rd_kafka_version_str' "$lib/librdkafka.so.1" 2>/dev/null; then
     echo "$lib"
   else
-    stack_log "the $DEV_BROKER_WHEEL librdkafka does not load here; DevBroker uses Debian's"
+    stack_log "the $RDKAFKA_WHEEL librdkafka does not load here; the stack uses Debian's"
   fi
 }
 
@@ -78,19 +80,24 @@ stack_start() {
   STACK_DIR=$(cd "$dir" && pwd)
   export STACK_DIR
 
+  # librdkafka for every process started from here on (see RDKAFKA_WHEEL above).
+  local rdkafka_dir
+  rdkafka_dir=$(stack_rdkafka_libdir)
+  if [ -n "$rdkafka_dir" ]; then
+    LD_LIBRARY_PATH="$rdkafka_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+  fi
+  export MAPVEST_DEV_BROKER_LIBDIR=$rdkafka_dir  # tests that start a private DevBroker use it too
+
   # Kafka-protocol broker: librdkafka's mock cluster hosted by DevBroker (INFRA.md). KAFKA_BROKERS set by the
   # caller means a real cluster: then nothing is started.
   if [ -z "${KAFKA_BROKERS:-}" ]; then
     rm -f "$STACK_DIR/kafka.bootstrap"
-    local rdkafka_dir ld_path=${LD_LIBRARY_PATH:-}
-    rdkafka_dir=$(stack_dev_broker_libdir)
-    [ -z "$rdkafka_dir" ] || ld_path="$rdkafka_dir${ld_path:+:$ld_path}"
-    export MAPVEST_DEV_BROKER_LIBDIR=$rdkafka_dir  # tests that start a private DevBroker use it too
     if [ -z "$rdkafka_dir" ]; then
       # Debian's mock delays a group's first join 3 s: the dev profile's 1.5 s session would expire its members.
       export KAFKA_CONFIG_SESSION_TIMEOUT_MS=6000 KAFKA_CONFIG_HEARTBEAT_INTERVAL_MS=2000
     fi
-    LD_LIBRARY_PATH="$ld_path" "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
+    "$bin/DevBroker" "$STACK_DIR/kafka.bootstrap" >"$STACK_DIR/broker.log" 2>&1 &
     echo $! >"$STACK_DIR/broker.pid"
     for _ in $(seq 1 100); do [ -s "$STACK_DIR/kafka.bootstrap" ] && break; sleep 0.05; done
     [ -s "$STACK_DIR/kafka.bootstrap" ] || { stack_log "broker did not start; see $STACK_DIR/broker.log"; return 1; }
