@@ -40,7 +40,7 @@ if [ "${REPLICA_RDKAFKA:-}" = debian ]; then
 fi
 if [ -n "${REPLICA_DEBUG:-}" ]; then REPLICA_ENV+=(LOG_LEVEL=debug KAFKA_CONFIG_DEBUG="$REPLICA_DEBUG"); fi
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); ${RATE}/s on one key, binaries from $BIN," \
-  "replicas on ${REPLICA_RDKAFKA:-the stack's} librdkafka"
+  "replicas on ${REPLICA_RDKAFKA:-2.16.1} librdkafka"
 
 # start_identify NAME [ENV...]: an Identify replica; sets LAST_PID and LAST_ADMIN (its admin port).
 start_identify() {
@@ -131,7 +131,7 @@ group_events() {
   local name=$1 start=$2
   awk -v start="$start" -v at="$3" 'BEGIN { printf "t=%.2f signal to the owner (%s)\n", at - start, "'"$4"'" }'
   for log in "$D/identify-$name"-*.log; do
-    grep -hE 'shutting down|kafka partitions (assigned|revoked)|kafka consumer closed|assignment.*lost|ILLEGAL_GENERATION|changed join state|Heartbeat.*(REBALANCE|rebalance)|LeaveGroup' "$log" \
+    { grep -hE 'shutting down|kafka partitions (assigned|revoked)|kafka consumer closed|assignment.*lost|ILLEGAL_GENERATION|changed join state|Heartbeat.*(REBALANCE|rebalance)|LeaveGroup' "$log" || true; } \
       | python3 -c '
 import datetime, re, sys
 start, who = float(sys.argv[1]), sys.argv[2]
