@@ -81,13 +81,7 @@ public enum Tracing {
     ) async rethrows -> T {
         guard let tracer else { return try await body(nil) }
         let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
-        defer { span.end() }
-        do {
-            return try await $current.withValue(span) { try await body(span) }
-        } catch {
-            span.recordError(error)
-            throw error
-        }
+        return try await run(body, in: span)
     }
 
     /// `withSpan` for a span of `template` (its name and attributes redacted once), `attributes` after the template's.
@@ -97,13 +91,7 @@ public enum Tracing {
     ) async rethrows -> T {
         guard let tracer else { return try await body(nil) }
         let span = tracer.startSpan(template, parent: parent ?? current?.context, attributes: attributes())
-        defer { span.end() }
-        do {
-            return try await $current.withValue(span) { try await body(span) }
-        } catch {
-            span.recordError(error)
-            throw error
-        }
+        return try await run(body, in: span)
     }
 
     /// The synchronous `withSpan` for a span of `template`.
@@ -113,13 +101,7 @@ public enum Tracing {
     ) rethrows -> T {
         guard let tracer else { return try body(nil) }
         let span = tracer.startSpan(template, parent: parent ?? current?.context, attributes: attributes())
-        defer { span.end() }
-        do {
-            return try $current.withValue(span) { try body(span) }
-        } catch {
-            span.recordError(error)
-            throw error
-        }
+        return try run(body, in: span)
     }
 
     /// Runs `body` in the root span of a new trace, whatever span the task is in: work no request caused (a
@@ -162,6 +144,24 @@ public enum Tracing {
     ) rethrows -> T {
         guard let tracer else { return try body(nil) }
         let span = tracer.startSpan(name(), kind: kind, parent: parent ?? current?.context, attributes: attributes())
+        return try run(body, in: span)
+    }
+
+    /// Runs `body` with `span` current, then ends the span, recording a thrown error.
+    private static func run<T>(
+        _ body: (Span?) async throws -> T, in span: Span, isolation: isolated (any Actor)? = #isolation
+    ) async rethrows -> T {
+        defer { span.end() }
+        do {
+            return try await $current.withValue(span) { try await body(span) }
+        } catch {
+            span.recordError(error)
+            throw error
+        }
+    }
+
+    /// The synchronous `run(_:in:)`.
+    private static func run<T>(_ body: (Span?) throws -> T, in span: Span) rethrows -> T {
         defer { span.end() }
         do {
             return try $current.withValue(span) { try body(span) }
