@@ -16,15 +16,10 @@ public final class Tracer: Sendable {
         _ name: String, kind: SpanKind, parent: TraceContext?, attributes: [Attribute] = [],
         startedAgo: Duration = .zero
     ) -> Span {
-        var random = SystemRandomNumberGenerator()
-        let traceID = parent?.traceID ?? TraceID.random(using: &random)
-        let sampled = sampler.shouldSample(traceID: traceID, parent: parent)
-        let context = TraceContext(
-            traceID: traceID, spanID: SpanID.random(using: &random), sampled: sampled,
-            traceState: parent?.traceState ?? "")
+        let context = newContext(parent: parent)
         return Span(
             context: context, parentSpanID: parent?.spanID, name: name, kind: kind, attributes: attributes,
-            exporter: sampled ? exporter : nil, startedAgo: startedAgo)
+            exporter: context.sampled ? exporter : nil, startedAgo: startedAgo)
     }
 
     /// A new span of `template` (see `startSpan(_:kind:parent:attributes:startedAgo:)`), `attributes` after the
@@ -32,15 +27,20 @@ public final class Tracer: Sendable {
     public func startSpan(_ template: SpanTemplate, parent: TraceContext?, attributes: [Attribute] = [], room: Int = 2)
         -> Span
     {
-        var random = SystemRandomNumberGenerator()
-        let traceID = parent?.traceID ?? TraceID.random(using: &random)
-        let sampled = sampler.shouldSample(traceID: traceID, parent: parent)
-        let context = TraceContext(
-            traceID: traceID, spanID: SpanID.random(using: &random), sampled: sampled,
-            traceState: parent?.traceState ?? "")
+        let context = newContext(parent: parent)
         return Span(
             context: context, parentSpanID: parent?.spanID, template: template, attributes: attributes, room: room,
-            exporter: sampled ? exporter : nil)
+            exporter: context.sampled ? exporter : nil)
+    }
+
+    /// A new span's context: a child of `parent` (its trace and trace state), else the root of a new trace; sampled
+    /// as the sampler decides.
+    private func newContext(parent: TraceContext?) -> TraceContext {
+        var random = SystemRandomNumberGenerator()
+        let traceID = parent?.traceID ?? TraceID.random(using: &random)
+        return TraceContext(
+            traceID: traceID, spanID: SpanID.random(using: &random),
+            sampled: sampler.shouldSample(traceID: traceID, parent: parent), traceState: parent?.traceState ?? "")
     }
 }
 
